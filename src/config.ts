@@ -1,0 +1,106 @@
+// Every setting the platform reads, in one place, validated before anything starts.
+// The README's configuration table documents exactly these.
+
+export type Mode = "embedded" | "production";
+
+export interface Config {
+  mode: Mode;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  natsUrl: string | undefined;
+  /** undefined in embedded mode until the data dir supplies the generated one */
+  jwtSecret: string | undefined;
+  publicUrl: string;
+  allowPrivateWebhooks: boolean;
+  logLevel: string;
+  logPretty: boolean;
+  rateLimits: boolean;
+  jwtTtlSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** A week: long enough for an operator's working week, short enough that a leaked token dies. */
+const DEFAULT_JWT_TTL_SECONDS = 7 * 24 * 3600;
+
+/** HS256 keys shorter than this are guessable; refuse them in production. */
+const MIN_JWT_SECRET_LENGTH = 32;
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 3000;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer 0..65535, got "${raw}"`);
+  }
+  return port;
+}
+
+function parseFlag(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "on", "yes"].includes(raw.toLowerCase())) return true;
+  if (["0", "false", "off", "no"].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be one of 1/0, true/false, on/off; got "${raw}"`);
+}
+
+function parseUrl(name: string, raw: string | undefined, protocols: string[]): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(" or ")}, got "${url.protocol}"`);
+  }
+  return raw;
+}
+
+function parsePositiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const databaseUrl = parseUrl("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
+  const natsUrl = parseUrl("NATS_URL", env.NATS_URL, ["nats:", "tls:"]);
+  if (Boolean(databaseUrl) !== Boolean(natsUrl)) {
+    throw new ConfigError("DATABASE_URL and NATS_URL go together: set both (production) or neither (embedded)");
+  }
+  const mode: Mode = databaseUrl ? "production" : "embedded";
+  const port = parsePort(env.PORT);
+  const logLevel = env.LOG_LEVEL || "info";
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}; got "${logLevel}"`);
+  }
+  const jwtSecret = env.JWT_SECRET || undefined;
+  if (mode === "production" && !jwtSecret) {
+    throw new ConfigError("JWT_SECRET is required when DATABASE_URL is set (production mode)");
+  }
+  if (jwtSecret !== undefined && jwtSecret.length < MIN_JWT_SECRET_LENGTH) {
+    throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+  }
+  const rateLimits = env.RATE_LIMITS === undefined || env.RATE_LIMITS === "" ? true : parseFlag("RATE_LIMITS", env.RATE_LIMITS, true);
+  const publicUrl = parseUrl("PUBLIC_URL", env.PUBLIC_URL, ["http:", "https:"]) ?? `http://localhost:${port || 3000}`;
+  return {
+    mode,
+    port,
+    host: env.HOST || "0.0.0.0",
+    dataDir: env.DATA_DIR || "./data",
+    databaseUrl,
+    natsUrl,
+    jwtSecret,
+    publicUrl: publicUrl.replace(/\/+$/, ""),
+    allowPrivateWebhooks: parseFlag("ALLOW_PRIVATE_WEBHOOKS", env.ALLOW_PRIVATE_WEBHOOKS, false),
+    logLevel,
+    logPretty: parseFlag("LOG_PRETTY", env.LOG_PRETTY, false),
+    rateLimits,
+    jwtTtlSeconds: parsePositiveInt("JWT_TTL_SECONDS", env.JWT_TTL_SECONDS, DEFAULT_JWT_TTL_SECONDS),
+  };
+}

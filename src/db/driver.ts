@@ -1,0 +1,23 @@
+// The SQL layer's one interface. Both drivers speak the same Postgres SQL with $n
+// placeholders; query functions in src/db never know which driver they have.
+// Conventions that keep both drivers identical:
+//   - JSON parameters are passed as strings and cast with `$n::text::jsonb`;
+//   - int8 columns come back as JS numbers (all our ids stay below 2^53).
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a multi-statement script without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: "postgres" | "pglite";
+  /** Runs fn in one transaction; rolls back when fn throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Answers quickly whether the database is reachable (for /readyz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Serialises a value for a `$n::text::jsonb` parameter. */
+export const json = (value: unknown): string => JSON.stringify(value ?? null);

@@ -1,0 +1,38 @@
+import { feature } from "../feature.ts";
+import { jwt } from "@elysiajs/jwt";
+import { Elysia } from "elysia";
+import { unauthorized } from "../../errors.ts";
+import { findUserById } from "../../db/users.ts";
+import type { Platform } from "../../platform.ts";
+import { toUser } from "./service.ts";
+
+export const USER_SECURITY = [{ userBearerAuth: [] }];
+
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/**
+ * Signs user tokens and gives routes `{ user: true }`, which resolves the caller from
+ * `Authorization: Bearer <JWT>` or answers 401.
+ */
+export const userAuth = (platform: Platform) =>
+  feature({ name: "user-auth", seed: platform })
+    .use(jwt({ name: "userJwt", secret: platform.jwtSecret, alg: "HS256", exp: `${platform.config.jwtTtlSeconds}s` }))
+    .macro({
+      user: {
+        detail: { security: USER_SECURITY },
+        async resolve({ headers, userJwt }) {
+          const token = bearerToken(headers.authorization);
+          if (!token) throw unauthorized("missing user token: send Authorization: Bearer <token>");
+          const payload = await userJwt.verify(token);
+          if (!payload || typeof payload.sub !== "string" || payload.typ !== "user") {
+            throw unauthorized("invalid or expired user token");
+          }
+          const row = await findUserById(platform.db, payload.sub);
+          if (!row) throw unauthorized("invalid or expired user token");
+          return { user: toUser(row) };
+        },
+      },
+    });

@@ -1,0 +1,42 @@
+import { feature } from "../feature.ts";
+import { Elysia } from "elysia";
+import type { Platform } from "../../platform.ts";
+import { errors, Ok, ok } from "../envelope.ts";
+import { AuthRequest, AuthResult, User } from "./model.ts";
+import { userAuth } from "./plugin.ts";
+import { login, register } from "./service.ts";
+
+export const authRoutes = (platform: Platform) =>
+  feature({ prefix: "/api/auth", tags: ["Auth"] })
+    .use(userAuth(platform))
+    .post(
+      "/register",
+      async ({ body, userJwt }) => {
+        const user = await register(platform.db, body.email, body.password);
+        const token = await userJwt.sign({ sub: user.id, typ: "user" });
+        return ok({ token, token_type: "Bearer" as const, expires_in: platform.config.jwtTtlSeconds, user });
+      },
+      {
+        body: AuthRequest,
+        response: { 200: Ok(AuthResult), ...errors(400, 409, 413, 429) },
+        detail: { summary: "Register a user (and log in)" },
+      },
+    )
+    .post(
+      "/login",
+      async ({ body, userJwt }) => {
+        const user = await login(platform.db, body.email, body.password);
+        const token = await userJwt.sign({ sub: user.id, typ: "user" });
+        return ok({ token, token_type: "Bearer" as const, expires_in: platform.config.jwtTtlSeconds, user });
+      },
+      {
+        body: AuthRequest,
+        response: { 200: Ok(AuthResult), ...errors(400, 401, 429) },
+        detail: { summary: "Log in" },
+      },
+    )
+    .get("/me", ({ user }) => ok(user), {
+      user: true,
+      response: { 200: Ok(User), ...errors(401) },
+      detail: { summary: "Profile of the current user" },
+    });

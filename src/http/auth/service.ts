@@ -1,0 +1,27 @@
+import { conflict, unauthorized } from "../../errors.ts";
+import type { Queryable } from "../../db/driver.ts";
+import { findUserByEmail, insertUser, type DbUser } from "../../db/users.ts";
+import type { User } from "./model.ts";
+
+/** Compared against when the email is unknown, so both failures cost the same time. */
+const DUMMY_HASH = await Bun.password.hash("not-a-real-password", { algorithm: "argon2id" });
+
+export const toUser = (row: DbUser): User => ({
+  id: row.id,
+  email: row.email,
+  created_at: row.created_at.toISOString(),
+});
+
+export async function register(db: Queryable, email: string, password: string): Promise<User> {
+  const hash = await Bun.password.hash(password, { algorithm: "argon2id" });
+  const row = await insertUser(db, email.trim(), hash);
+  if (!row) throw conflict("email is already registered");
+  return toUser(row);
+}
+
+export async function login(db: Queryable, email: string, password: string): Promise<User> {
+  const row = await findUserByEmail(db, email.trim());
+  const matches = await Bun.password.verify(password, row?.password_hash ?? DUMMY_HASH);
+  if (!row || !matches) throw unauthorized("wrong email or password");
+  return toUser(row);
+}

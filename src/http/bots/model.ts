@@ -1,0 +1,45 @@
+import { t } from "elysia";
+
+/** Telegram allows 64 characters for a bot name; we match it. */
+export const MAX_BOT_NAME_LENGTH = 64;
+/** Telegram's bot description limit. */
+export const MAX_BOT_DESCRIPTION_LENGTH = 512;
+/** Long enough for any real endpoint, short enough to keep rows and logs small. */
+export const MAX_URL_LENGTH = 2048;
+
+export const BotIdParams = t.Object({ id: t.String({ format: "uuid", description: "Bot UUID" }) });
+export type BotIdParams = typeof BotIdParams.static;
+
+export const HttpUrl = t.String({
+  format: "uri",
+  pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
+  maxLength: MAX_URL_LENGTH,
+  description: "An http(s) URL",
+});
+
+export const BotCreateRequest = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: MAX_BOT_NAME_LENGTH, examples: ["Support bot"] }),
+    description: t.Optional(t.String({ maxLength: MAX_BOT_DESCRIPTION_LENGTH })),
+    webhook_url: t.Optional(t.Union([HttpUrl, t.Null()])),
+  },
+  { title: "BotCreateRequest" },
+);
+export type BotCreateRequest = typeof BotCreateRequest.static;
+
+export const Bot = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    number: t.Integer({ description: "Positive integer id, as Telegram's bot id" }),
+    name: t.String(),
+    username: t.String({ description: "Unique, derived from the name, ends in `bot`" }),
+    description: t.Union([t.String(), t.Null()]),
+    webhook_url: t.Union([t.String(), t.Null()]),
+    token: t.String({ description: "Bot token `<number>:<secret>` for the runtime API" }),
+    widget_key: t.String({ description: "Public key for the widget" }),
+    integration_key: t.String({ description: "Key for the site-form integration" }),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { title: "Bot" },
+);
+export type Bot = typeof Bot.static;

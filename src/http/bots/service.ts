@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { notFound } from "../../errors.ts";
+import type { Queryable } from "../../db/driver.ts";
+import {
+  findBotOfOwner, insertBot, listBotsByOwner, nextBotNumber, updateBotToken, type DbBot,
+} from "../../db/bots.ts";
+import { hashToken, randomKey, type SecretBox } from "../../secrets.ts";
+import type { Bot, BotCreateRequest } from "./model.ts";
+
+/** 24 random bytes → 32 url-safe characters, Telegram's token secret length. */
+const TOKEN_SECRET_BYTES = 24;
+/** Public keys only need to be unguessable, not secret: 16 bytes suffice. */
+const PUBLIC_KEY_BYTES = 16;
+/** Telegram caps usernames at 32 characters. */
+const MAX_USERNAME_LENGTH = 32;
+
+export function newBotToken(number: number): string {
+  return `${number}:${randomKey(TOKEN_SECRET_BYTES)}`;
+}
+
+/** "Support Bot!" → "support_bot"; always ends in "bot" as Telegram requires. */
+export function usernameFromName(name: string, suffix = ""): string {
+  let base = name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  base = base.replace(/_?bot$/, "");
+  if (!base) base = "my";
+  const tail = `${suffix}_bot`;
+  return `${base.slice(0, MAX_USERNAME_LENGTH - tail.length)}${tail}`;
+}
+
+export const toBot = (row: DbBot, box: SecretBox): Bot => ({
+  id: row.id,
+  number: row.number,
+  name: row.name,
+  username: row.username,
+  description: row.description,
+  webhook_url: row.webhook_url,
+  token: box.open(row.token_encrypted),
+  widget_key: row.widget_key,
+  integration_key: row.integration_key,
+  created_at: row.created_at.toISOString(),
+});
+
+export async function createBot(db: Queryable, box: SecretBox, ownerId: string, input: BotCreateRequest): Promise<Bot> {
+  const number = await nextBotNumber(db);
+  const token = newBotToken(number);
+  const candidates = [usernameFromName(input.name), usernameFromName(input.name, String(number))];
+  for (const username of candidates) {
+    const row = await insertBot(db, {
+      id: randomUUID(),
+      ownerId,
+      number,
+      name: input.name,
+      username,
+      description: input.description ?? null,
+      webhookUrl: input.webhook_url ?? null,
+      tokenHash: hashToken(token),
+      tokenEncrypted: box.seal(token),
+      widgetKey: `wk_${randomKey(PUBLIC_KEY_BYTES)}`,
+      integrationKey: `ik_${randomKey(PUBLIC_KEY_BYTES)}`,
+    });
+    if (row) return toBot(row, box);
+  }
+  // The number is unique, so the second candidate can only be taken by a deliberately
+  // chosen name; a third with randomness always succeeds.
+  return createBot(db, box, ownerId, { ...input, name: `${input.name} ${randomKey(3)}` });
+}
+
+export async function listBots(db: Queryable, box: SecretBox, ownerId: string): Promise<Bot[]> {
+  return (await listBotsByOwner(db, ownerId)).map((row) => toBot(row, box));
+}
+
+/** Another user's bot is "not found": existence never leaks across tenants. */
+export async function requireOwnBot(db: Queryable, ownerId: string, botId: string): Promise<DbBot> {
+  const row = await findBotOfOwner(db, botId, ownerId);
+  if (!row) throw notFound("bot");
+  return row;
+}
+
+export async function rotateToken(db: Queryable, box: SecretBox, ownerId: string, botId: string): Promise<Bot> {
+  const bot = await requireOwnBot(db, ownerId, botId);
+  const token = newBotToken(bot.number);
+  const row = await updateBotToken(db, bot.id, ownerId, hashToken(token), box.seal(token));
+  if (!row) throw notFound("bot");
+  return toBot(row, box);
+}

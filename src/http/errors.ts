@@ -1,0 +1,60 @@
+import { feature } from "./feature.ts";
+import { Elysia, ValidationError } from "elysia";
+import { AppError, ERROR_STATUS } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+
+/** Keep a validation message readable when a value is huge or deeply nested. */
+const MAX_ERROR_DETAIL_LENGTH = 200;
+
+function fieldName(path: string | undefined): string {
+  const name = (path ?? "").replace(/^\//, "").replace(/\//g, ".");
+  return name || "body";
+}
+
+/** Turns Elysia's TypeBox error into one sentence naming the first offending field. */
+export function describeValidation(error: ValidationError): string {
+  const first = error.all[0] as { path?: string; message?: string; summary?: string } | undefined;
+  const where = error.type === "body" ? "" : `${error.type} `;
+  if (!first) return `invalid ${where}request`;
+  const field = fieldName(first.path);
+  let reason = first.summary || first.message || "invalid value";
+  if (reason.length > MAX_ERROR_DETAIL_LENGTH) reason = `${reason.slice(0, MAX_ERROR_DETAIL_LENGTH)}…`;
+  if (first.message === "Expected required property") reason = "is required";
+  return `${where}${field}: ${reason}`;
+}
+
+function envelope(status: number, error: string, retryAfter?: number): Response {
+  const body: Record<string, unknown> = { ok: false, error, error_code: status };
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (retryAfter !== undefined) {
+    body.retry_after = retryAfter;
+    headers["retry-after"] = String(retryAfter);
+  }
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** The one place where any error becomes an HTTP response. */
+export const errorHandler = (logger: Logger) =>
+  feature({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
+    if (error instanceof AppError) return envelope(error.status, error.message, error.retryAfter);
+    // Elysia wraps what a parser throws; our own parser's AppError (413, 400) keeps its meaning.
+    if (code === "PARSE" && error.cause instanceof AppError) return envelope(error.cause.status, error.cause.message);
+    switch (code) {
+      case "VALIDATION":
+        return envelope(400, describeValidation(error as ValidationError));
+      case "PARSE":
+        return envelope(400, "malformed request body: expected valid JSON");
+      case "NOT_FOUND":
+        return envelope(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+      case "INVALID_COOKIE_SIGNATURE":
+        return envelope(400, "invalid cookie");
+    }
+    const status = (error as { status?: number })?.status;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return envelope(status, (error as Error).message || "bad request");
+    }
+    logger.error({ err: error, url: request.url, method: request.method }, "unhandled error");
+    return envelope(500, "internal error");
+  });
+
+export { ERROR_STATUS };

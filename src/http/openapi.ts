@@ -1,0 +1,58 @@
+import { feature } from "./feature.ts";
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const SWAGGER_UI_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
+/** Only these files are needed by the UI page; serving them ourselves keeps /swagger working offline. */
+const SWAGGER_ASSETS = new Set(["swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui-standalone-preset.js"]);
+
+export const TAGS = [
+  { name: "Auth", description: "Register, log in, profile" },
+  { name: "Bots", description: "The user's bots" },
+  { name: "Bot Runtime", description: "A bot's backend, with the bot token" },
+  { name: "Channels", description: "Per-bot channels" },
+  { name: "Messages", description: "Incoming messages and chat history (public)" },
+  { name: "site-form integration", description: "Form-plugin submissions" },
+  { name: "Inbox", description: "The operator inbox" },
+  { name: "Widget", description: "Public widget configuration" },
+  { name: "System", description: "Health and readiness" },
+];
+
+export const openApiDocs = () =>
+  feature()
+    .get("/swagger/assets/:file", ({ params, status }) => {
+      if (!SWAGGER_ASSETS.has(params.file)) return status(404, { ok: false, error: "asset not found", error_code: 404 });
+      return Bun.file(join(SWAGGER_UI_DIR, params.file));
+    }, { detail: { hide: true } })
+    .use(
+      openapi({
+        path: "/swagger",
+        specPath: "/swagger/json",
+        provider: "swagger-ui",
+        openapiVersion: "3.1.0",
+        swagger: {
+          cdn: "/swagger/assets/swagger-ui-bundle.js",
+          theme: "/swagger/assets/swagger-ui.css",
+          autoDarkMode: false,
+        },
+        exclude: { paths: [/^\/swagger/] },
+        documentation: {
+          info: {
+            title: "Bot Messaging Platform API",
+            version: "1.0.0",
+            description:
+              "Bots, channels, incoming messages from every channel into one operator inbox, and a runtime API modelled on the Telegram Bot API.",
+          },
+          tags: TAGS,
+          components: {
+            securitySchemes: {
+              userBearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "User token from register/login" },
+              botBearerAuth: { type: "http", scheme: "bearer", description: "Bot token `<number>:<secret>` from the bot card" },
+            },
+          },
+        },
+      }),
+    );

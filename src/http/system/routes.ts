@@ -1,0 +1,27 @@
+import { feature } from "../feature.ts";
+import { Elysia, t } from "elysia";
+import type { Platform } from "../../platform.ts";
+
+const Health = t.Object({ ok: t.Boolean(), result: t.Object({ status: t.String() }) });
+
+/** Liveness and readiness for load balancers and the Procfile's supervisor. */
+export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
+  feature({ tags: ["System"] })
+    .get("/healthz", () => ({ ok: true, result: { status: "serving" } }), {
+      response: { 200: Health },
+      detail: { summary: "200 once the process serves" },
+    })
+    .get(
+      "/readyz",
+      async ({ set }) => {
+        const dbUp = await platform.db.ping();
+        const ready = dbUp && !isDraining();
+        if (!ready) set.status = 503;
+        const status = isDraining() ? "draining" : dbUp ? "ready" : "database unavailable";
+        return { ok: ready, result: { status } };
+      },
+      {
+        response: { 200: Health, 503: Health },
+        detail: { summary: "200 while the database (and NATS, when configured) answer, else 503" },
+      },
+    );

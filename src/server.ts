@@ -1,0 +1,78 @@
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { createApp, type AppState } from "./http/app.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
+
+/** Bun's own ceiling, above our 64 KiB check, so an oversized body is refused without buffering it all. */
+const SERVER_MAX_BODY_BYTES = 1024 * 1024;
+/** Long polls last up to 50 s; the socket must outlive them. */
+const IDLE_TIMEOUT_SECONDS = 120;
+/** How long SIGTERM waits for in-flight requests before closing anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface RunningServer {
+  url: string;
+  platform: Platform;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, logger: Logger, options: OpenOptions = {}): Promise<RunningServer> {
+  const platform = await openPlatform(config, logger, options);
+  const state: AppState = { draining: false };
+  const app = createApp(platform, state);
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: SERVER_MAX_BODY_BYTES,
+    idleTimeout: IDLE_TIMEOUT_SECONDS,
+    fetch: (request) => app.handle(request),
+  });
+  const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    platform,
+    stop() {
+      stopped ??= (async () => {
+        state.draining = true;
+        const drained = server.stop(false);
+        await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);
+        server.stop(true);
+        await platform.close();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Entry for every process: exits 1 with a clear sentence on bad configuration. */
+export async function main(role: "all" | "web", overrides: OpenOptions = {}): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error(`configuration error: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const logger = createLogger(config);
+  let running: RunningServer;
+  try {
+    running = await startServer(config, logger, overrides);
+  } catch (err) {
+    if (err instanceof StartupError || err instanceof ConfigError) {
+      logger.fatal(err.message);
+      console.error(`startup error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  logger.info({ url: running.url, mode: config.mode, role }, `serving on ${running.url}`);
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, "draining");
+    await running.stop();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}

@@ -1,0 +1,108 @@
+// Shared test fixtures: one database per test process (PGlite starts in seconds, so it is
+// opened once and reused), a fresh app per test file, and small request helpers.
+import { loadConfig, type Config } from "../../src/config.ts";
+import type { Db } from "../../src/db/driver.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { createApp, type App } from "../../src/http/app.ts";
+import { createLogger } from "../../src/logger.ts";
+import { openDb, openPlatform, type Platform } from "../../src/platform.ts";
+
+export const MODE = process.env.DATABASE_URL ? "production" : "embedded";
+
+const shared = globalThis as unknown as { __testDb?: Promise<Db> };
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig(), port: 0, host: "127.0.0.1", ...overrides };
+}
+
+/** The process-wide test database, migrated once. */
+export function sharedDb(): Promise<Db> {
+  shared.__testDb ??= (async () => {
+    const db = await openDb(testConfig(), true);
+    await migrate(db);
+    return db;
+  })();
+  return shared.__testDb;
+}
+
+export async function testPlatform(overrides: Partial<Config> = {}): Promise<Platform> {
+  const config = testConfig(overrides);
+  return openPlatform(config, createLogger(config), { db: await sharedDb(), migrate: false });
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface Client {
+  app: App;
+  platform: Platform;
+  request<T = any>(method: string, path: string, options?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse<T>>;
+  get<T = any>(path: string, token?: string): Promise<TestResponse<T>>;
+  post<T = any>(path: string, body?: unknown, token?: string): Promise<TestResponse<T>>;
+  patch<T = any>(path: string, body?: unknown, token?: string): Promise<TestResponse<T>>;
+}
+
+export async function testClient(overrides: Partial<Config> = {}): Promise<Client> {
+  const platform = await testPlatform(overrides);
+  const app = createApp(platform);
+  const client: Client = {
+    app,
+    platform,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let body: string | undefined = options.raw;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["content-type"] ??= "application/json";
+      } else if (body !== undefined) {
+        headers["content-type"] ??= "application/json";
+      }
+      const res = await app.handle(new Request(`http://test.local${path}`, { method, headers, body }));
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: res.status, headers: res.headers, body: parsed as any };
+    },
+    get: (path, token) => client.request("GET", path, { token }),
+    post: (path, body, token) => client.request("POST", path, { body, token }),
+    patch: (path, body, token) => client.request("PATCH", path, { body, token }),
+  };
+  return client;
+}
+
+let counter = 0;
+export const uniqueEmail = (prefix = "user") =>
+  `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+export interface TestUser {
+  token: string;
+  id: string;
+  email: string;
+}
+
+export async function registerUser(client: Client, email = uniqueEmail()): Promise<TestUser> {
+  const res = await client.post("/api/auth/register", { email, password: "secret123" });
+  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { token: res.body.result.token, id: res.body.result.user.id, email };
+}
+
+export interface TestBot {
+  id: string;
+  number: number;
+  token: string;
+  widget_key: string;
+  integration_key: string;
+  username: string;
+}
+
+export async function createTestBot(client: Client, user: TestUser, name = "Test bot"): Promise<TestBot> {
+  const res = await client.post("/api/bots", { name }, user.token);
+  if (res.status !== 201) throw new Error(`create bot failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.result;
+}
