@@ -9,12 +9,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { AppError } from "../src/errors.ts";
 
-export interface Actor {
+/** Lifecycle hooks an actor may define; an actor with neither is any object. */
+export interface ActorHooks {
   /** Runs before the first message (load state); a failure rejects the queued messages. */
   onStart?(): Promise<void> | void;
   /** Runs after the last message, when the actor is evicted, stopped or the system closes. */
   onStop?(): Promise<void> | void;
 }
+
+// Not the hooks interface itself: a type whose members are all optional would reject
+// actors that define neither hook (TypeScript's weak-type check).
+export type Actor = object;
 
 export interface ActorRef<A extends Actor> {
   /** `${kind}:${key}` */
@@ -271,7 +276,7 @@ export class ActorSystem {
     try {
       await cell.after;
       const instance = cell.address.create();
-      await instance.onStart?.();
+      await (instance as ActorHooks).onStart?.();
       cell.instance = instance;
       return true;
     } catch (err) {
@@ -320,7 +325,7 @@ export class ActorSystem {
         // Running onStop beside a stuck message would break one-at-a-time; skip it instead.
         this.onError(cell.name, new Error(`${cell.name} still busy at shutdown; onStop skipped`));
       } else if (cell.instance) {
-        await cell.instance.onStop?.();
+        await (cell.instance as ActorHooks).onStop?.();
       }
     } catch (err) {
       this.onError(cell.name, err);

@@ -6,6 +6,10 @@ import type { Platform } from "../platform.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { botRoutes } from "./bots/routes.ts";
 import { channelRoutes } from "./channels/routes.ts";
+import { formRoutes } from "./forms/routes.ts";
+import { inboxRoutes } from "./inbox/routes.ts";
+import { messageRoutes } from "./messages/routes.ts";
+import { widgetRoutes } from "./widget/routes.ts";
 import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
 import { systemRoutes } from "./system/routes.ts";
@@ -48,7 +52,11 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(openApiDocs())
     .use(authRoutes(platform))
     .use(botRoutes(platform))
-    .use(channelRoutes(platform));
+    .use(channelRoutes(platform))
+    .use(messageRoutes(platform))
+    .use(widgetRoutes(platform))
+    .use(formRoutes(platform))
+    .use(inboxRoutes(platform));
 }
 
 export type App = ReturnType<typeof createApp>;

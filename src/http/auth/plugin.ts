@@ -18,7 +18,7 @@ export function bearerToken(header: string | undefined): string | undefined {
  * `Authorization: Bearer <JWT>` or answers 401.
  */
 export const userAuth = (platform: Platform) =>
-  feature({ name: "user-auth", seed: platform })
+  feature({ name: "user-auth", seed: platform.id })
     .use(jwt({ name: "userJwt", secret: platform.jwtSecret, alg: "HS256", exp: `${platform.config.jwtTtlSeconds}s` }))
     .macro({
       user: {

@@ -1,0 +1,183 @@
+// ConversationActor: serialises everything that changes one conversation (incoming
+// messages, bot and operator replies, status moves, notes). One per (bot, chat_id);
+// each message is one database transaction whose effects are returned for dispatch
+// after commit.
+import type { Db, Queryable } from "../src/db/driver.ts";
+import type { DbBot } from "../src/db/bots.ts";
+import { findContactByKey, findContactsByIds, upsertContact, type ContactFields, type DbContact } from "../src/db/contacts.ts";
+import {
+  findConversationByChat, findConversationById, insertConversation, touchConversation, updateConversationMeta,
+  type ConversationStatus, type DbConversation,
+} from "../src/db/conversations.ts";
+import { findMessageByClientId, findMessagesByIds, insertMessage, type DbMessage } from "../src/db/messages.ts";
+import { nextBotNumbers } from "../src/db/counters.ts";
+import { insertOutbox } from "../src/db/outbox.ts";
+import { noEffects, type Effects, type EventKind } from "../src/effects.ts";
+import { toConversation, toMessage } from "../src/http/inbox/view.ts";
+import { runtimeMessage } from "../src/runtime/update.ts";
+
+export interface IncomingInput {
+  bot: DbBot;
+  channel: string;
+  text: string;
+  createdAt: Date;
+  contactKey: string;
+  contact: ContactFields;
+  fromId: string | null;
+  metadata: Record<string, unknown>;
+  clientMessageId: string | null;
+}
+
+export interface Accepted {
+  message: DbMessage;
+  conversation: DbConversation;
+  /** true when an earlier request with the same client_message_id made this message */
+  repeated: boolean;
+}
+
+/** Thrown inside a transaction to roll it back when a concurrent twin won the race. */
+class RepeatDetected extends Error {}
+
+/** Incoming messages reopen a conversation the operator had parked or closed. */
+const statusAfterIncoming = (s: ConversationStatus): ConversationStatus => (s === "waiting" || s === "closed" ? "open" : s);
+/** A reply from the operator or the bot means someone is handling it. */
+export const statusAfterReply = (s: ConversationStatus): ConversationStatus => (s === "new" ? "open" : s);
+
+export class ConversationActor {
+  constructor(
+    private readonly db: Db,
+    readonly botId: string,
+    readonly chatId: string,
+  ) {}
+
+  async acceptIncoming(input: IncomingInput): Promise<{ accepted: Accepted; effects: Effects }> {
+    if (input.clientMessageId) {
+      const earlier = await this.earlierTwin(input.bot.id, input.clientMessageId);
+      if (earlier) return { accepted: earlier, effects: noEffects() };
+    }
+    try {
+      return await this.db.transaction((tx) => this.acceptInTx(tx, input));
+    } catch (err) {
+      if (!(err instanceof RepeatDetected)) throw err;
+      const earlier = await this.earlierTwin(input.bot.id, input.clientMessageId!);
+      if (!earlier) throw err;
+      return { accepted: earlier, effects: noEffects() };
+    }
+  }
+
+  private async earlierTwin(botId: string, clientMessageId: string): Promise<Accepted | undefined> {
+    const message = await findMessageByClientId(this.db, botId, clientMessageId);
+    if (!message) return undefined;
+    const conversation = (await findConversationById(this.db, message.conversation_id))!;
+    return { message, conversation, repeated: true };
+  }
+
+  private async acceptInTx(tx: Queryable, input: IncomingInput): Promise<{ accepted: Accepted; effects: Effects }> {
+    const { bot } = input;
+    const contact = await this.upsertContactInTx(tx, bot, input.contactKey, input.contact);
+    let conversation = await findConversationByChat(tx, bot.id, this.chatId);
+    let created = false;
+    if (!conversation) {
+      const { last_conversation_number: number } = await nextBotNumbers(tx, bot.id, ["last_conversation_number"]);
+      conversation = await insertConversation(tx, {
+        botId: bot.id, ownerId: bot.owner_id, number, chatId: this.chatId, channel: input.channel, contactId: contact.id,
+      });
+      // Another process created this chat between our read and insert: use theirs.
+      conversation ??= (await findConversationByChat(tx, bot.id, this.chatId))!;
+      created = conversation.number === number;
+    }
+    const ids = await nextBotNumbers(tx, bot.id, ["last_message_id", "last_update_id"]);
+    const message = await insertMessage(tx, {
+      botId: bot.id, ownerId: bot.owner_id, conversationId: conversation.id, messageId: ids.last_message_id,
+      direction: "in", sender: "user", contactId: contact.id, fromId: input.fromId, text: input.text,
+      replyMarkup: null, metadata: input.metadata, clientMessageId: input.clientMessageId, createdAt: input.createdAt,
+    });
+    if (!message) throw new RepeatDetected();
+    const before = conversation.status;
+    conversation = await touchConversation(tx, conversation.id, message.id, message.created_at, statusAfterIncoming(before), contact.id);
+    const payload = { update_id: ids.last_update_id, message: runtimeMessage(message, conversation, contact) };
+    await insertOutbox(tx, bot.id, ids.last_update_id, payload);
+
+    const effects = noEffects();
+    const view = toConversation(conversation, contact, message);
+    const event = (kind: EventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation!) });
+    if (created) effects.events.push(event("conversation_created"));
+    effects.events.push(event("message_created"));
+    if (!created && before !== conversation.status) effects.events.push(event("conversation_updated"));
+    effects.updates.push({ botId: bot.id, updateId: ids.last_update_id, payload });
+    return { accepted: { message, conversation, repeated: false }, effects };
+  }
+
+  private async upsertContactInTx(tx: Queryable, bot: DbBot, key: string, fields: ContactFields): Promise<DbContact> {
+    const known = await findContactByKey(tx, bot.id, key);
+    if (known && !hasNews(known, fields)) return known;
+    const number = known?.number ?? (await nextBotNumbers(tx, bot.id, ["last_contact_number"])).last_contact_number;
+    return upsertContact(tx, bot.id, bot.owner_id, key, number, fields);
+  }
+
+  /** Stores an operator's or the bot's outgoing message and moves `new` to `open`. */
+  async storeOutgoing(
+    bot: Pick<DbBot, "id" | "owner_id">,
+    sender: "operator" | "bot",
+    text: string,
+    replyMarkup: Record<string, unknown> | null,
+    metadata: Record<string, unknown>,
+    reportToBot: boolean,
+  ): Promise<{ message: DbMessage; conversation: DbConversation; effects: Effects }> {
+    return this.db.transaction(async (tx) => {
+      let conversation = await findConversationByChat(tx, bot.id, this.chatId);
+      if (!conversation) throw new Error(`conversation ${bot.id}/${this.chatId} vanished`);
+      const counters = reportToBot ? (["last_message_id", "last_update_id"] as const) : (["last_message_id"] as const);
+      const ids = (await nextBotNumbers(tx, bot.id, counters)) as Record<"last_message_id" | "last_update_id", number>;
+      const message = (await insertMessage(tx, {
+        botId: bot.id, ownerId: bot.owner_id, conversationId: conversation.id, messageId: ids.last_message_id,
+        direction: "out", sender, contactId: null, fromId: null, text, replyMarkup, metadata,
+        clientMessageId: null, createdAt: new Date(),
+      }))!;
+      const before = conversation.status;
+      conversation = await touchConversation(tx, conversation.id, message.id, message.created_at, statusAfterReply(before), null);
+      const contact = conversation.contact_id ? (await findContactsByIds(tx, [conversation.contact_id]))[0] : undefined;
+      const effects = noEffects();
+      const view = toConversation(conversation, contact, message);
+      const event = (kind: EventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation!) });
+      effects.events.push(event("message_created"));
+      if (before !== conversation.status) effects.events.push(event("conversation_updated"));
+      if (reportToBot) {
+        const sender = { id: "operator", first_name: "Operator", last_name: null };
+        const payload = { update_id: ids.last_update_id, operator_message: runtimeMessage(message, conversation, contact, sender) };
+        await insertOutbox(tx, bot.id, ids.last_update_id, payload);
+        effects.updates.push({ botId: bot.id, updateId: ids.last_update_id, payload });
+      }
+      return { message, conversation, effects };
+    });
+  }
+
+  /** Operator's status move and/or note. */
+  async patchMeta(
+    bot: Pick<DbBot, "id" | "owner_id">,
+    conversationId: string,
+    status: ConversationStatus | null,
+    note: string | null,
+  ): Promise<{ conversation: DbConversation; contact: DbContact | undefined; lastMessage: DbMessage | undefined; effects: Effects }> {
+    const conversation = await updateConversationMeta(this.db, conversationId, status, note);
+    const contact = conversation.contact_id ? (await findContactsByIds(this.db, [conversation.contact_id]))[0] : undefined;
+    const lastMessage = conversation.last_message_id ? (await findMessagesByIds(this.db, [conversation.last_message_id]))[0] : undefined;
+    const effects = noEffects();
+    effects.events.push({
+      kind: "conversation_updated", owner_id: bot.owner_id, bot_id: bot.id,
+      conversation: toConversation(conversation, contact, lastMessage),
+    });
+    return { conversation, contact, lastMessage, effects };
+  }
+}
+
+function hasNews(known: DbContact, f: ContactFields): boolean {
+  return (
+    (f.externalUserId !== null && f.externalUserId !== known.external_user_id) ||
+    (f.firstName !== null && f.firstName !== known.first_name) ||
+    (f.lastName !== null && f.lastName !== known.last_name) ||
+    (f.name !== null && f.name !== known.name) ||
+    (f.email !== null && f.email !== known.email) ||
+    (f.phone !== null && f.phone !== known.phone)
+  );
+}

@@ -1,0 +1,125 @@
+import type { Queryable } from "./driver.ts";
+
+export type ConversationStatus = "new" | "open" | "waiting" | "closed";
+
+export interface DbConversation {
+  id: string;
+  bot_id: string;
+  owner_id: string;
+  number: number;
+  chat_id: string;
+  channel: string;
+  status: ConversationStatus;
+  operator_note: string;
+  contact_id: string | null;
+  message_count: number;
+  last_message_id: string | null;
+  last_message_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
+  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+
+export async function findConversationByChat(db: Queryable, botId: string, chatId: string): Promise<DbConversation | undefined> {
+  const rows = await db.query<DbConversation>(
+    `select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = $2`,
+    [botId, chatId],
+  );
+  return rows[0];
+}
+
+export async function findConversationById(db: Queryable, id: string): Promise<DbConversation | undefined> {
+  const rows = await db.query<DbConversation>(`select ${CONVERSATION_COLUMNS} from conversations c where c.id = $1`, [id]);
+  return rows[0];
+}
+
+export async function findConversationOfOwner(db: Queryable, id: string, ownerId: string): Promise<DbConversation | undefined> {
+  const rows = await db.query<DbConversation>(
+    `select ${CONVERSATION_COLUMNS} from conversations c where c.id = $1 and c.owner_id = $2`,
+    [id, ownerId],
+  );
+  return rows[0];
+}
+
+/** Returns undefined when another process created the chat first (the caller re-reads). */
+export async function insertConversation(
+  db: Queryable,
+  c: { botId: string; ownerId: string; number: number; chatId: string; channel: string; contactId: string | null },
+): Promise<DbConversation | undefined> {
+  const rows = await db.query<DbConversation>(
+    `insert into conversations as c (bot_id, owner_id, number, chat_id, channel, contact_id)
+     values ($1, $2, $3, $4, $5, $6)
+     on conflict (bot_id, chat_id) do nothing
+     returning ${CONVERSATION_COLUMNS}`,
+    [c.botId, c.ownerId, c.number, c.chatId, c.channel, c.contactId],
+  );
+  return rows[0];
+}
+
+/** Records a new message on the conversation and applies the status move it causes. */
+export async function touchConversation(
+  db: Queryable, id: string, messageId: string, at: Date, status: ConversationStatus, contactId: string | null,
+): Promise<DbConversation> {
+  const rows = await db.query<DbConversation>(
+    `update conversations c set message_count = c.message_count + 1, last_message_id = $2,
+       last_message_at = greatest(c.last_message_at, $3::timestamptz), status = $4,
+       contact_id = coalesce(c.contact_id, $5), updated_at = now()
+     where c.id = $1 returning ${CONVERSATION_COLUMNS}`,
+    [id, messageId, at, status, contactId],
+  );
+  return rows[0]!;
+}
+
+export async function updateConversationMeta(
+  db: Queryable, id: string, status: ConversationStatus | null, operatorNote: string | null,
+): Promise<DbConversation> {
+  const rows = await db.query<DbConversation>(
+    `update conversations c set status = coalesce($2, c.status), operator_note = coalesce($3, c.operator_note), updated_at = now()
+     where c.id = $1 returning ${CONVERSATION_COLUMNS}`,
+    [id, status, operatorNote],
+  );
+  return rows[0]!;
+}
+
+export interface InboxFilter {
+  ownerId: string;
+  botId: string | null;
+  status: ConversationStatus | null;
+  /** ILIKE pattern, already escaped and wrapped in %…% */
+  pattern: string | null;
+  before: { at: Date; id: string } | null;
+  limit: number;
+}
+
+/**
+ * The inbox list, newest activity first. Search matches contact name, email and phone,
+ * chat id, operator note and the text of every message, through trigram indexes.
+ */
+export async function listInbox(db: Queryable, f: InboxFilter): Promise<DbConversation[]> {
+  const params: unknown[] = [f.ownerId, f.botId, f.status, f.before?.at ?? null, f.before?.id ?? null, f.limit];
+  let searchClause = "";
+  if (f.pattern !== null) {
+    params.push(f.pattern);
+    searchClause = `and c.id in (
+        select id from conversations where owner_id = $1 and (chat_id ilike $7 or operator_note ilike $7)
+        union
+        select cv.id from contacts ct join conversations cv on cv.contact_id = ct.id
+          where ct.owner_id = $1 and (ct.name ilike $7 or ct.email ilike $7 or ct.phone ilike $7)
+        union
+        select conversation_id from messages where owner_id = $1 and text ilike $7 and deleted_at is null
+      )`;
+  }
+  return db.query<DbConversation>(
+    `select ${CONVERSATION_COLUMNS} from conversations c
+     where c.owner_id = $1
+       and ($2::uuid is null or c.bot_id = $2::uuid)
+       and ($3::text is null or c.status = $3::text)
+       and ($4::timestamptz is null or (c.last_message_at, c.id) < ($4::timestamptz, $5::uuid))
+       ${searchClause}
+     order by c.last_message_at desc, c.id desc
+     limit $6`,
+    params,
+  );
+}

@@ -1,0 +1,30 @@
+// What a committed change must tell the rest of the system, carried out after commit:
+// events for live views and push, updates for the bot's backend (its outbox row is
+// already committed, so a crash before `appendUpdates` loses nothing).
+import type { Conversation, Message } from "./http/inbox/model.ts";
+
+export type EventKind = "conversation_created" | "message_created" | "conversation_updated" | "message_updated";
+
+export interface PlatformEvent {
+  kind: EventKind;
+  owner_id: string;
+  bot_id: string;
+  conversation: Conversation;
+  message?: Message;
+}
+
+export interface PendingUpdate {
+  botId: string;
+  updateId: number;
+  payload: Record<string, unknown>;
+}
+
+export interface Effects {
+  events: PlatformEvent[];
+  updates: PendingUpdate[];
+}
+
+export const noEffects = (): Effects => ({ events: [], updates: [] });
+
+/** Subject of an event on the bus: events.<owner>.<kind> (DESIGN §2). */
+export const eventSubject = (event: Pick<PlatformEvent, "owner_id" | "kind">) => `events.${event.owner_id}.${event.kind}`;

@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { findBotByIntegrationKey } from "../../db/bots.ts";
+import { notFound } from "../../errors.ts";
+import type { Platform } from "../../platform.ts";
+import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
+import type { AcceptedMessage } from "../messages/model.ts";
+import { conversationActor, requireActiveChannel, toAccepted } from "../messages/service.ts";
+import type { FormSubmission } from "./model.ts";
+
+const digits = (phone: string) => phone.replace(/[^\d+]/g, "");
+
+/** The conversation follows the person: by e-mail, else phone, else one per submission. */
+export function formChatId(form: FormSubmission): string {
+  if (form.contact_email) return `form:email:${form.contact_email.trim().toLowerCase()}`;
+  if (form.contact_phone && digits(form.contact_phone)) return `form:phone:${digits(form.contact_phone)}`;
+  return `form:${randomUUID()}`;
+}
+
+/** The inbox shows a submission as text: title, then contact and fields line by line. */
+export function renderForm(form: FormSubmission): string {
+  const lines = [`Form: ${form.form_title ?? form.form_id ?? "website form"}`];
+  if (form.contact_name) lines.push(`Name: ${form.contact_name}`);
+  if (form.contact_email) lines.push(`Email: ${form.contact_email}`);
+  if (form.contact_phone) lines.push(`Phone: ${form.contact_phone}`);
+  for (const [key, value] of Object.entries(form.fields ?? {})) {
+    lines.push(`${key}: ${Array.isArray(value) ? value.join(", ") : value ?? "—"}`);
+  }
+  if (form.page_url) lines.push(`Page: ${form.page_url}`);
+  const text = lines.join("\n");
+  return text.length > MAX_TEXT_LENGTH ? `${text.slice(0, MAX_TEXT_LENGTH - 1)}…` : text;
+}
+
+export async function acceptFormSubmission(platform: Platform, form: FormSubmission): Promise<AcceptedMessage> {
+  const bot = await findBotByIntegrationKey(platform.db, form.integration_key);
+  if (!bot) throw notFound("integration");
+  await requireActiveChannel(platform, bot.id, "sitecms");
+  const chatId = formChatId(form);
+  const email = form.contact_email?.trim() ?? null;
+  const phone = form.contact_phone?.trim() || null;
+  const contactKey = email ? `email:${email.toLowerCase()}` : phone && digits(phone) ? `phone:${digits(phone)}` : `chat:${chatId}`;
+  const { integration_key: _secret, ...raw } = form;
+  const metadata: Record<string, unknown> = { form: raw };
+  if (form.page_url) metadata.page_url = form.page_url;
+  const { accepted, effects } = await conversationActor(platform, bot.id, chatId).ask((actor) =>
+    actor.acceptIncoming({
+      bot, channel: "sitecms", text: renderForm(form), createdAt: new Date(), contactKey,
+      contact: { externalUserId: null, firstName: null, lastName: null, name: form.contact_name ?? null, email, phone },
+      fromId: null, metadata, clientMessageId: null,
+    }),
+  );
+  await platform.dispatch(effects);
+  return toAccepted(accepted);
+}

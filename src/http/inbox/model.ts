@@ -1,0 +1,110 @@
+import { t } from "elysia";
+import { oneOf } from "../feature.ts";
+
+export const STATUSES = ["new", "open", "waiting", "closed"] as const;
+export const Status = oneOf(STATUSES, { description: "Conversation status" });
+
+/** Inbox pages: 100 by default (spec), 500 at most so one page stays one fast query. */
+export const INBOX_DEFAULT_LIMIT = 100;
+export const INBOX_MAX_LIMIT = 500;
+/** Messages shown in a conversation's detail before paging with `before`. */
+export const DETAIL_MESSAGE_LIMIT = 200;
+/** A message body, as Telegram's 4096-character limit. */
+export const MAX_TEXT_LENGTH = 4096;
+/** Operator notes are free text but bounded to keep the inbox row small. */
+export const MAX_NOTE_LENGTH = 10_000;
+/** Search terms shorter than this match nearly everything; longer ones are pointless. */
+export const MAX_QUERY_LENGTH = 200;
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+const Json = t.Record(t.String(), t.Unknown());
+
+export const Contact = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    number: t.Integer({ description: "Integer id unique within the bot" }),
+    external_user_id: Nullable(t.String()),
+    first_name: Nullable(t.String()),
+    last_name: Nullable(t.String()),
+    name: Nullable(t.String()),
+    email: Nullable(t.String()),
+    phone: Nullable(t.String()),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { title: "Contact" },
+);
+export type Contact = typeof Contact.static;
+
+export const Message = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    message_id: t.String({ description: "Per-bot increasing integer, as a string" }),
+    conversation_id: t.String({ format: "uuid" }),
+    chat_id: t.String(),
+    channel: t.String(),
+    direction: oneOf(["in", "out"]),
+    sender: oneOf(["user", "bot", "operator"]),
+    text: t.String(),
+    reply_markup: Nullable(Json),
+    metadata: Json,
+    created_at: t.String({ format: "date-time" }),
+    edited_at: Nullable(t.String({ format: "date-time" })),
+  },
+  { title: "Message" },
+);
+export type Message = typeof Message.static;
+
+export const Conversation = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    bot_id: t.String({ format: "uuid" }),
+    channel: t.String(),
+    chat_id: t.String(),
+    number: t.Integer(),
+    status: Status,
+    operator_note: t.String(),
+    contact: Nullable(Contact),
+    last_message: Nullable(Message),
+    message_count: t.Integer(),
+    created_at: t.String({ format: "date-time" }),
+    updated_at: t.String({ format: "date-time" }),
+    last_message_at: t.String({ format: "date-time" }),
+  },
+  { title: "Conversation" },
+);
+export type Conversation = typeof Conversation.static;
+
+export const ConversationDetail = t.Composite(
+  [Conversation, t.Object({ messages: t.Array(Message), contacts: t.Array(Contact) })],
+  { title: "ConversationDetail" },
+);
+export type ConversationDetail = typeof ConversationDetail.static;
+
+export const ConversationIdParams = t.Object({ id: t.String({ format: "uuid", description: "Conversation UUID" }) });
+
+export const InboxQuery = t.Object({
+  bot_id: t.Optional(t.String({ format: "uuid" })),
+  status: t.Optional(Status),
+  q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Search contact, chat id, note and message text" })),
+  limit: t.Optional(t.Integer({ minimum: 1, description: `Default ${INBOX_DEFAULT_LIMIT}, clamped to ${INBOX_MAX_LIMIT}` })),
+  before: t.Optional(t.String({ format: "uuid", description: "Conversation id: continue after it" })),
+});
+export type InboxQuery = typeof InboxQuery.static;
+
+export const DetailQuery = t.Object({
+  before: t.Optional(t.Integer({ minimum: 1, description: "message_id: older messages than this" })),
+});
+
+export const ReplyRequest = t.Object(
+  { text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }) },
+  { title: "OperatorReply" },
+);
+
+export const ConversationMetaPatch = t.Object(
+  {
+    status: t.Optional(Status),
+    operator_note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })),
+  },
+  { title: "ConversationMetaPatch" },
+);
+export type ConversationMetaPatch = typeof ConversationMetaPatch.static;

@@ -1,0 +1,40 @@
+import { t } from "elysia";
+import type { Platform } from "../../platform.ts";
+import { userAuth } from "../auth/plugin.ts";
+import { errors, Ok, ok } from "../envelope.ts";
+import { feature } from "../feature.ts";
+import {
+  Conversation, ConversationDetail, ConversationIdParams, ConversationMetaPatch, DetailQuery, InboxQuery, Message, ReplyRequest,
+} from "./model.ts";
+import { conversationDetail, listConversations, operatorReply, patchConversation } from "./service.ts";
+
+export const inboxRoutes = (platform: Platform) =>
+  feature({ prefix: "/api/inbox", tags: ["Inbox"] })
+    .use(userAuth(platform))
+    .get("", async ({ user, query }) => ok(await listConversations(platform, user.id, query)), {
+      user: true,
+      query: InboxQuery,
+      response: { 200: Ok(t.Array(Conversation)), ...errors(400, 401, 404) },
+      detail: { summary: "Conversations of the user's bots, newest activity first" },
+    })
+    .get("/:id", async ({ user, params, query }) => ok(await conversationDetail(platform, user.id, params.id, query.before)), {
+      user: true,
+      params: ConversationIdParams,
+      query: DetailQuery,
+      response: { 200: Ok(ConversationDetail), ...errors(400, 401, 404) },
+      detail: { summary: "A conversation with its messages and contacts" },
+    })
+    .post("/:id", async ({ user, params, body }) => ok(await operatorReply(platform, user.id, params.id, body.text)), {
+      user: true,
+      params: ConversationIdParams,
+      body: ReplyRequest,
+      response: { 200: Ok(Message), ...errors(400, 401, 404, 503) },
+      detail: { summary: "Send a manual operator reply" },
+    })
+    .patch("/:id", async ({ user, params, body }) => ok(await patchConversation(platform, user.id, params.id, body)), {
+      user: true,
+      params: ConversationIdParams,
+      body: ConversationMetaPatch,
+      response: { 200: Ok(Conversation), ...errors(400, 401, 404) },
+      detail: { summary: "Change status and/or operator note" },
+    });

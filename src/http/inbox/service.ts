@@ -1,0 +1,90 @@
+import { findBotById } from "../../db/bots.ts";
+import { contactsOfConversation, findContactsByIds } from "../../db/contacts.ts";
+import { findConversationOfOwner, listInbox, type DbConversation } from "../../db/conversations.ts";
+import { findMessagesByIds, listConversationMessages } from "../../db/messages.ts";
+import { notFound } from "../../errors.ts";
+import type { Platform } from "../../platform.ts";
+import { conversationActor } from "../messages/service.ts";
+import {
+  DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT,
+  type Conversation, type ConversationDetail, type ConversationMetaPatch, type InboxQuery, type Message,
+} from "./model.ts";
+import { toContact, toConversation, toMessage } from "./view.ts";
+
+/** `%` and `_` typed by the operator are searched for literally. */
+export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Contacts and last messages of a page in two queries, not two per row. */
+async function withRelations(platform: Platform, rows: DbConversation[]): Promise<Conversation[]> {
+  const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is string => id !== null))];
+  const messageIds = rows.map((r) => r.last_message_id).filter((id): id is string => id !== null);
+  const [contacts, messages] = await Promise.all([
+    findContactsByIds(platform.db, contactIds),
+    findMessagesByIds(platform.db, messageIds),
+  ]);
+  const contactById = new Map(contacts.map((c) => [c.id, c]));
+  const messageById = new Map(messages.map((m) => [m.id, m]));
+  return rows.map((r) =>
+    toConversation(r, r.contact_id ? contactById.get(r.contact_id) : undefined, r.last_message_id ? messageById.get(r.last_message_id) : undefined),
+  );
+}
+
+export async function listConversations(platform: Platform, ownerId: string, query: InboxQuery): Promise<Conversation[]> {
+  let before = null;
+  if (query.before) {
+    const cursor = await findConversationOfOwner(platform.db, query.before, ownerId);
+    if (!cursor) throw notFound("conversation given as before");
+    before = { at: cursor.last_message_at, id: cursor.id };
+  }
+  const q = query.q?.trim();
+  const rows = await listInbox(platform.db, {
+    ownerId,
+    botId: query.bot_id ?? null,
+    status: query.status ?? null,
+    pattern: q ? likePattern(q) : null,
+    before,
+    limit: Math.min(query.limit ?? INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT),
+  });
+  return withRelations(platform, rows);
+}
+
+/** Another user's conversation is "not found", like an unknown one. */
+export async function requireOwnConversation(platform: Platform, ownerId: string, id: string): Promise<DbConversation> {
+  const row = await findConversationOfOwner(platform.db, id, ownerId);
+  if (!row) throw notFound("conversation");
+  return row;
+}
+
+export async function conversationDetail(
+  platform: Platform, ownerId: string, id: string, before: number | undefined,
+): Promise<ConversationDetail> {
+  const row = await requireOwnConversation(platform, ownerId, id);
+  const [[card], messages, contacts] = await Promise.all([
+    withRelations(platform, [row]),
+    listConversationMessages(platform.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null),
+    contactsOfConversation(platform.db, row.id),
+  ]);
+  return { ...card!, messages: messages.map((m) => toMessage(m, row)), contacts: contacts.map(toContact) };
+}
+
+export async function operatorReply(platform: Platform, ownerId: string, id: string, text: string): Promise<Message> {
+  const row = await requireOwnConversation(platform, ownerId, id);
+  const bot = (await findBotById(platform.db, row.bot_id))!;
+  const { message, conversation, effects } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
+    actor.storeOutgoing(bot, "operator", text, null, {}, true),
+  );
+  await platform.dispatch(effects);
+  return toMessage(message, conversation);
+}
+
+export async function patchConversation(
+  platform: Platform, ownerId: string, id: string, patch: ConversationMetaPatch,
+): Promise<Conversation> {
+  const row = await requireOwnConversation(platform, ownerId, id);
+  const bot = { id: row.bot_id, owner_id: row.owner_id };
+  const { conversation, contact, lastMessage, effects } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
+    actor.patchMeta(bot, row.id, patch.status ?? null, patch.operator_note ?? null),
+  );
+  await platform.dispatch(effects);
+  return toConversation(conversation, contact, lastMessage);
+}

@@ -1,0 +1,70 @@
+import { t } from "elysia";
+import { CHANNEL_TYPES } from "../channels/model.ts";
+import { oneOf } from "../feature.ts";
+import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
+
+/** Ids from outside systems: long enough for any UUID/URN, short enough to index. */
+export const MAX_EXTERNAL_ID_LENGTH = 256;
+/** Person names as Telegram allows them. */
+export const MAX_NAME_LENGTH = 256;
+/** Chat history pages (DESIGN §7). */
+export const HISTORY_DEFAULT_LIMIT = 50;
+export const HISTORY_MAX_LIMIT = 200;
+/** Idempotency keys are client-made ids; anything longer is not an id. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+const ExternalId = t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH });
+
+export const IncomingMessageRequest = t.Object(
+  {
+    text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }),
+    bot_id: t.Optional(t.String({ format: "uuid" })),
+    widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
+    chat_id: t.Optional(ExternalId),
+    user_id: t.Optional(ExternalId),
+    timestamp: t.Optional(t.Integer({ minimum: 0, description: "Unix seconds, or milliseconds when > 10^12; default now" })),
+    channel: t.Optional(oneOf(CHANNEL_TYPES)),
+    external_chat_id: t.Optional(ExternalId),
+    external_user_id: t.Optional(ExternalId),
+    user: t.Optional(
+      t.Object({
+        id: t.Optional(ExternalId),
+        first_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
+        last_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
+      }),
+    ),
+    metadata: t.Optional(
+      t.Record(t.String(), t.Unknown(), {
+        description: "Free-form; page_url and page_title are used by site senders; client_message_id makes the request idempotent",
+      }),
+    ),
+  },
+  { title: "IncomingMessageRequest" },
+);
+export type IncomingMessageRequest = typeof IncomingMessageRequest.static;
+
+export const AcceptedMessage = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    message_id: t.String(),
+    conversation_id: t.String({ format: "uuid" }),
+    chat_id: t.String(),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { title: "AcceptedMessage" },
+);
+export type AcceptedMessage = typeof AcceptedMessage.static;
+
+export const HistoryQuery = t.Object({
+  chat_id: ExternalId,
+  bot_id: t.Optional(t.String({ format: "uuid" })),
+  widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
+  channel: t.Optional(oneOf(CHANNEL_TYPES)),
+  limit: t.Optional(t.Integer({ minimum: 1, description: `Default ${HISTORY_DEFAULT_LIMIT}, clamped to ${HISTORY_MAX_LIMIT}` })),
+  before: t.Optional(t.Integer({ minimum: 1, description: "message_id: older messages than this" })),
+});
+export type HistoryQuery = typeof HistoryQuery.static;
+
+export const IdempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(t.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })),
+});

@@ -1,0 +1,19 @@
+import { t } from "elysia";
+
+export const DEFAULT_WIDGET_COLOR = "#2563eb";
+
+export const WidgetConfigQuery = t.Object({ widget_key: t.String({ minLength: 1, maxLength: 256 }) });
+
+export const WidgetConfigResult = t.Object(
+  {
+    bot_id: t.String({ format: "uuid" }),
+    title: t.String(),
+    subtitle: t.String(),
+    greeting: t.Union([t.String(), t.Null()]),
+    color: t.String(),
+    position: t.Union([t.Literal("left"), t.Literal("right")]),
+    channel: t.Literal("widget"),
+  },
+  { title: "WidgetConfig" },
+);
+export type WidgetConfigResult = typeof WidgetConfigResult.static;

@@ -1,0 +1,25 @@
+import { findBotByWidgetKey } from "../../db/bots.ts";
+import { findChannel } from "../../db/channels.ts";
+import { forbidden, notFound } from "../../errors.ts";
+import type { Queryable } from "../../db/driver.ts";
+import { DEFAULT_WIDGET_COLOR, type WidgetConfigResult } from "./model.ts";
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** What the widget shows, from the widget channel's config with sensible defaults. */
+export async function widgetConfig(db: Queryable, widgetKey: string): Promise<WidgetConfigResult> {
+  const bot = await findBotByWidgetKey(db, widgetKey);
+  if (!bot) throw notFound("widget");
+  const channel = await findChannel(db, bot.id, "widget");
+  if (channel && !channel.is_active) throw forbidden("the widget channel is disabled for this bot");
+  const config = channel?.config ?? {};
+  return {
+    bot_id: bot.id,
+    title: str(config.title) ?? bot.name,
+    subtitle: str(config.subtitle) ?? "",
+    greeting: str(config.greeting) ?? null,
+    color: str(config.color) ?? DEFAULT_WIDGET_COLOR,
+    position: config.position === "left" ? "left" : "right",
+    channel: "widget",
+  };
+}
