@@ -1,0 +1,180 @@
+// A per-process index of what each bot's subject in the UPDATES stream holds: for every
+// stored message its stream sequence, update_id and append time, no bodies.
+//
+// Why an index: stream order is not update_id order (appends race across processes, the
+// outbox relay republishes late), so a read must see every pending update_id of the bot
+// before it can pick the smallest ones. Scanning the whole subject on every read costs
+// O(backlog); the index makes it O(new messages): stream sequences only grow, so after
+// catching up to sequence S nothing at or below S can appear later. What can disappear
+// below S (purges by another process, max_age) is either under the confirmed watermark,
+// expired, or met as a 404 when its body is fetched (and then discarded), so a stale index
+// never returns anything wrong. (pendingCount alone may count a message the server aged out
+// before our clock says it expired, until the next read meets it.)
+import {
+  AckPolicy,
+  DeliverPolicy,
+  ErrorCode,
+  nanos,
+  type JetStreamClient,
+  type JetStreamManager,
+  type MsgHdrs,
+  type MsgRequest,
+} from "nats";
+
+/** Headers of every stored update: its update_id and its append time (ms since the epoch). */
+export const HDR_UPDATE_ID = "Update-Id";
+export const HDR_APPENDED_AT = "Appended-At";
+
+/** Why: a few new messages are cheaper fetched one by one (bodies included) than through a consumer. */
+const WALK_MAX_MESSAGES = 8;
+/** Why: a scan consumer left behind by a crashed process is removed by the server soon after. */
+const SCAN_CONSUMER_IDLE_MS = 30 * 1000;
+/** Why: bounds the index's memory; a bot pushed out is simply rescanned on its next read. */
+const MAX_INDEXED_BOTS = 10_000;
+
+export interface Entry {
+  seq: number;
+  updateId: number;
+  appendedMs: number;
+}
+
+interface BotIndex {
+  /** Stream order; pruned of entries that can never be returned again. */
+  entries: Entry[];
+  /** Every message of the subject up to this sequence is in `entries` (or was pruned). */
+  lastSeq: number;
+  /** Serialises catch-ups of one bot, so no message is indexed twice. */
+  lock: Promise<unknown>;
+}
+
+/**
+ * "The first message on this subject at or after seq". The server answers it on the
+ * leader-consistent STREAM.MSG.GET since 2.9; the client types it for direct get only.
+ */
+const nextBySubject = (subject: string, seq: number) => ({ next_by_subj: subject, seq }) as unknown as MsgRequest;
+
+export const isNotFound = (err: unknown) => (err as { code?: string })?.code === ErrorCode.JetStream404NoMessages;
+
+/** A message without our headers was not written by append: it is never handed out. */
+function entryOf(seq: number, h: MsgHdrs | undefined): Entry | undefined {
+  const updateId = Number(h?.get(HDR_UPDATE_ID) || NaN);
+  const appendedMs = Number(h?.get(HDR_APPENDED_AT) || NaN);
+  return Number.isSafeInteger(updateId) && Number.isFinite(appendedMs) ? { seq, updateId, appendedMs } : undefined;
+}
+
+export class StreamIndex {
+  private readonly bots = new Map<string, BotIndex>();
+  private readonly cleanups = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    private readonly stream: string,
+    private readonly subjectOf: (botId: string) => string,
+  ) {}
+
+  /**
+   * Indexes every message stored on the bot's subject since the last catch-up. Returns the
+   * bodies it happened to read on the way (by sequence), so the caller need not fetch them.
+   */
+  catchUp(botId: string): Promise<Map<number, Uint8Array>> {
+    const idx = this.indexOf(botId);
+    const run = idx.lock.then(() => this.walk(botId, idx));
+    idx.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The entries that may still be returned, in stream order: update_id >= below, appended
+   * after expiredAt, first copy of each update_id only. Prunes the rest for good (the
+   * watermark only rises and time only passes). Synchronous, so no catch-up interleaves.
+   */
+  live(botId: string, below: number, expiredAt: number): Entry[] {
+    const idx = this.indexOf(botId);
+    const seen = new Set<number>();
+    idx.entries = idx.entries.filter((e) => {
+      if (e.updateId < below || e.appendedMs <= expiredAt || seen.has(e.updateId)) return false;
+      seen.add(e.updateId);
+      return true;
+    });
+    return [...idx.entries];
+  }
+
+  /** Forgets a message found gone (purged elsewhere or aged out by the server). */
+  discard(botId: string, seq: number): void {
+    const idx = this.bots.get(botId);
+    if (idx) idx.entries = idx.entries.filter((e) => e.seq !== seq);
+  }
+
+  /** The highest sequence indexed for the bot (0 before its first message). */
+  lastSeq(botId: string): number {
+    return this.indexOf(botId).lastSeq;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.cleanups]);
+    this.bots.clear();
+  }
+
+  private indexOf(botId: string): BotIndex {
+    let idx = this.bots.get(botId);
+    if (idx) {
+      // Least recently used first: re-inserting moves the bot to the end.
+      this.bots.delete(botId);
+    } else {
+      idx = { entries: [], lastSeq: 0, lock: Promise.resolve() };
+      if (this.bots.size >= MAX_INDEXED_BOTS) this.bots.delete(this.bots.keys().next().value!);
+    }
+    this.bots.set(botId, idx);
+    return idx;
+  }
+
+  private async walk(botId: string, idx: BotIndex): Promise<Map<number, Uint8Array>> {
+    const fetched = new Map<number, Uint8Array>();
+    for (let i = 0; i < WALK_MAX_MESSAGES; i++) {
+      let sm;
+      try {
+        sm = await this.jsm.streams.getMessage(this.stream, nextBySubject(this.subjectOf(botId), idx.lastSeq + 1));
+      } catch (err) {
+        if (isNotFound(err)) return fetched; // caught up
+        throw err;
+      }
+      const e = entryOf(sm.seq, sm.header);
+      if (e) {
+        idx.entries.push(e);
+        fetched.set(sm.seq, sm.data);
+      }
+      idx.lastSeq = sm.seq;
+    }
+    await this.scan(botId, idx);
+    return fetched;
+  }
+
+  /** The rest of a large backlog: one headers-only consumer from the next sequence. */
+  private async scan(botId: string, idx: BotIndex): Promise<void> {
+    const info = await this.jsm.consumers.add(this.stream, {
+      filter_subject: this.subjectOf(botId),
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: idx.lastSeq + 1,
+      ack_policy: AckPolicy.None,
+      headers_only: true,
+      mem_storage: true,
+      inactive_threshold: nanos(SCAN_CONSUMER_IDLE_MS),
+    });
+    try {
+      // num_pending counts what was stored when the consumer was made; later appends are
+      // left for the next catch-up, which starts right after the last one indexed here.
+      if (info.num_pending === 0) return;
+      for await (const m of this.js.fetch(this.stream, info.name, { batch: info.num_pending, no_wait: true })) {
+        const e = entryOf(m.seq, m.headers);
+        if (e) idx.entries.push(e);
+        idx.lastSeq = Math.max(idx.lastSeq, m.seq);
+      }
+    } finally {
+      // Not awaited: the reader need not wait for the server to forget the consumer.
+      const p = this.jsm.consumers.delete(this.stream, info.name).catch(() => undefined);
+      this.cleanups.add(p);
+      void p.finally(() => this.cleanups.delete(p));
+    }
+  }
+}

@@ -1,0 +1,227 @@
+// The update log on NATS JetStream (production; DESIGN §2).
+//
+// Subjects: the stream UPDATES captures `log.updates.<bot_uuid>`, NOT `updates.<bot_uuid>`:
+// the event bus publishes wake-ups for parked long polls on core `updates.<bot_uuid>`, and a
+// stream on that subject space would store every wake-up as if it were an update.
+//
+// Each message carries the update_id and the append time in headers and the payload as its
+// body; Nats-Msg-Id `<bot>:<update_id>` lets JetStream drop a repeat inside its duplicate
+// window. Repeats after the window, and appends racing across processes, are handled by
+// readers: the per-process index (jetstream-index.ts) knows every stored update_id of a bot,
+// so a read returns the smallest pending ones ascending, each once (first copy wins).
+//
+// The confirmed watermark lives in the KV bucket UPDATES_CONFIRMED (key = bot uuid), raised
+// by compare-and-set only. Purging alone cannot serve: once a bot's subject is purged empty,
+// nothing would remember that a re-appended update had already been confirmed.
+import {
+  DiscardPolicy,
+  headers as natsHeaders,
+  JSONCodec,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type KV,
+  type KvEntry,
+  type NatsConnection,
+  type StreamConfig,
+  type StreamInfo,
+} from "nats";
+import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, StreamIndex, type Entry } from "./jetstream-index.ts";
+import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
+
+export const UPDATES_STREAM = "UPDATES";
+/** The stream's subject space; a bot's updates go to `log.updates.<bot_uuid>`. */
+export const UPDATES_SUBJECT_PREFIX = "log.updates";
+export const CONFIRMED_BUCKET = "UPDATES_CONFIRMED";
+
+/** Why: the server's default; republishes after it are caught by readers' de-duplication. */
+const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+/** Why: concurrent confirms of one bot retry their compare-and-set; more than this means something is wrong. */
+const MAX_CAS_ATTEMPTS = 20;
+/** JetStream's API error code for a failed expected-last-sequence check (KV compare-and-set). */
+const ERR_WRONG_LAST_SEQUENCE = 10071;
+
+export { HDR_APPENDED_AT, HDR_UPDATE_ID };
+
+export const updatesSubject = (botId: string) => `${UPDATES_SUBJECT_PREFIX}.${botId}`;
+
+export interface JetStreamLogOptions extends LogOptions {
+  /** Stream replicas; 1 on a single server, 3 on a cluster. */
+  replicas?: number;
+}
+
+const codec = JSONCodec<Record<string, unknown>>();
+
+function streamConfig(replicas: number): Partial<StreamConfig> {
+  return {
+    name: UPDATES_STREAM,
+    subjects: [`${UPDATES_SUBJECT_PREFIX}.*`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(UPDATE_RETENTION_MS),
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    num_replicas: replicas,
+  };
+}
+
+/** Creates the stream, or brings an existing one to our configuration; safe to race. */
+async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<void> {
+  const wanted = streamConfig(replicas);
+  let existing: StreamInfo;
+  try {
+    existing = await jsm.streams.info(UPDATES_STREAM);
+  } catch (err) {
+    if ((err as Error).message !== "stream not found") throw err;
+    try {
+      await jsm.streams.add(wanted);
+      return;
+    } catch (addErr) {
+      // Another process created it between our info and add.
+      existing = await jsm.streams.info(UPDATES_STREAM).catch(() => {
+        throw addErr;
+      });
+    }
+  }
+  const c = existing.config;
+  const same = c.subjects?.length === 1 && c.subjects[0] === wanted.subjects![0]
+    && c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window;
+  if (!same) await jsm.streams.update(UPDATES_STREAM, { ...c, ...wanted });
+}
+
+const isWrongLastSequence = (err: unknown) =>
+  (err as { api_error?: { err_code?: number } })?.api_error?.err_code === ERR_WRONG_LAST_SEQUENCE;
+
+const watermarkOf = (e: KvEntry | null): number => (e && e.operation === "PUT" ? Number(e.string()) || 0 : 0);
+
+export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLogOptions = {}): Promise<UpdateLog> {
+  const now = options.now ?? Date.now;
+  const jsm = await nc.jetstreamManager();
+  const js: JetStreamClient = nc.jetstream();
+  await ensureStream(jsm, options.replicas ?? 1);
+  // Strict reads (no direct get): a lagging replica's older watermark would let a confirmed update repeat.
+  const confirmed: KV = await js.views.kv(CONFIRMED_BUCKET, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });
+  const index = new StreamIndex(jsm, js, UPDATES_STREAM, updatesSubject);
+
+  let closed = false;
+  const ensureOpen = () => {
+    if (closed) throw new Error("update log is closed");
+  };
+
+  async function watermark(botId: string): Promise<number> {
+    return watermarkOf(await confirmed.get(botId));
+  }
+
+  /** Raises the bot's watermark to at least `below`; returns it and whether this call raised it. */
+  async function raiseWatermark(botId: string, below: number): Promise<{ value: number; raised: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      const e = await confirmed.get(botId);
+      const current = watermarkOf(e);
+      if (current >= below) return { value: current, raised: false };
+      try {
+        if (e) await confirmed.update(botId, String(below), e.revision);
+        else await confirmed.create(botId, String(below));
+        return { value: below, raised: true };
+      } catch (err) {
+        if (!isWrongLastSequence(err) || attempt >= MAX_CAS_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /** Catches the index up; the bot's pending entries ascending by update_id, and bodies already read. */
+  async function pending(botId: string): Promise<{ entries: Entry[]; fetched: Map<number, Uint8Array> }> {
+    const [below, fetched] = await Promise.all([watermark(botId), index.catchUp(botId)]);
+    const entries = index.live(botId, below, now() - UPDATE_RETENTION_MS).sort((a, b) => a.updateId - b.updateId);
+    return { entries, fetched };
+  }
+
+  async function bodies(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<LogUpdate[]> {
+    const got = await Promise.all(chosen.map(async (e): Promise<LogUpdate | undefined> => {
+      let data = fetched.get(e.seq);
+      if (!data) {
+        try {
+          data = (await jsm.streams.getMessage(UPDATES_STREAM, { seq: e.seq })).data;
+        } catch (err) {
+          // Purged or aged out since it was indexed: confirmed or expired, so not returned.
+          if (isNotFound(err)) {
+            index.discard(botId, e.seq);
+            return undefined;
+          }
+          throw err;
+        }
+      }
+      return { update_id: e.updateId, payload: codec.decode(data), date: Math.floor(e.appendedMs / 1000) };
+    }));
+    return got.filter((u): u is LogUpdate => u !== undefined);
+  }
+
+  /**
+   * Purges the bot's messages stored before the first one still pending. Only below a
+   * sequence already indexed: a message appended meanwhile has a higher one and is kept.
+   */
+  async function purgeBelowPending(botId: string, below: number): Promise<void> {
+    await index.catchUp(botId);
+    const live = index.live(botId, below, now() - UPDATE_RETENTION_MS);
+    const seq = live[0]?.seq ?? index.lastSeq(botId) + 1;
+    if (seq > 1) await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(botId), seq });
+  }
+
+  return {
+    async append(botId, update) {
+      ensureOpen();
+      const h = natsHeaders();
+      h.set(HDR_UPDATE_ID, String(update.update_id));
+      h.set(HDR_APPENDED_AT, String(now()));
+      await js.publish(updatesSubject(botId), codec.encode(update.payload), {
+        msgID: `${botId}:${update.update_id}`,
+        headers: h,
+        expect: { streamName: UPDATES_STREAM },
+      });
+    },
+
+    async read(botId, fromUpdateId, limit) {
+      ensureOpen();
+      const n = clampLimit(limit);
+      if (n === 0) return [];
+      const { entries, fetched } = await pending(botId);
+      return bodies(botId, entries.filter((e) => e.updateId >= fromUpdateId).slice(0, n), fetched);
+    },
+
+    async tail(botId, count) {
+      ensureOpen();
+      const n = clampLimit(count);
+      if (n === 0) return [];
+      const { entries, fetched } = await pending(botId);
+      return bodies(botId, entries.slice(-n), fetched);
+    },
+
+    async confirm(botId, belowUpdateId) {
+      ensureOpen();
+      const { value, raised } = await raiseWatermark(botId, Math.floor(belowUpdateId));
+      // Polls repeat the same offset: nothing new to purge then. (A purge that failed is
+      // redone by the next higher confirm; until then readers skip those messages anyway.)
+      if (raised) await purgeBelowPending(botId, value);
+    },
+
+    async pendingCount(botId) {
+      ensureOpen();
+      return (await pending(botId)).entries.length;
+    },
+
+    async drop(botId) {
+      ensureOpen();
+      const { entries } = await pending(botId);
+      // Expired ones need no watermark (they are never returned), only the purge below.
+      const highest = entries.reduce((max, e) => Math.max(max, e.updateId), -1);
+      const { value } = await raiseWatermark(botId, highest + 1);
+      await purgeBelowPending(botId, value);
+    },
+
+    async close() {
+      closed = true;
+      await index.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// The per-bot update log that get-updates and the webhook worker read (DESIGN §2).
+// Two implementations share this contract: a table in the SQL database (embedded default,
+// src/updates/sql.ts) and a JetStream stream (production, src/updates/jetstream.ts).
+//
+// The log does not number updates: `update_id` is assigned by the SQL transaction that
+// accepts the message (its outbox row), so a relay that republishes after a crash appends
+// the very same identity again. Every read therefore de-duplicates by update_id, and a
+// per-bot "confirmed below" watermark keeps a late re-append of an already confirmed update
+// from coming back.
+
+export interface LogUpdate {
+  update_id: number;
+  payload: Record<string, unknown>;
+  /** Unix seconds when the update was first appended (the Update's date for the webhook worker). */
+  date: number;
+}
+
+export interface UpdateLog {
+  /** Durable when it resolves; idempotent per (botId, update_id). */
+  append(botId: string, update: { update_id: number; payload: Record<string, unknown> }): Promise<void>;
+  /** Unconfirmed, unexpired updates with update_id >= fromUpdateId, ascending, each once. */
+  read(botId: string, fromUpdateId: number, limit: number): Promise<LogUpdate[]>;
+  /**
+   * The last `count` unconfirmed updates, ascending (get-updates with a negative offset).
+   * It forgets nothing: the caller confirms below the first one returned, as Telegram does.
+   */
+  tail(botId: string, count: number): Promise<LogUpdate[]>;
+  /** Forgets every update_id < belowUpdateId, also ones appended again later. */
+  confirm(botId: string, belowUpdateId: number): Promise<void>;
+  /** Unconfirmed, unexpired updates (WebhookInfo.pending_update_count). */
+  pendingCount(botId: string): Promise<number>;
+  /** Forgets everything pending now (drop_pending_updates). */
+  drop(botId: string): Promise<void>;
+  /** Stops background work; the database or NATS connection stays open (its owner closes it). */
+  close(): Promise<void>;
+}
+
+/** Why: Telegram keeps unconfirmed updates 24 h. */
+export const UPDATE_RETENTION_MS = 24 * 3600 * 1000;
+
+/** Why: bounds one read's memory and round trips; callers clamp far lower (get-updates: 100). */
+export const MAX_READ_LIMIT = 1000;
+
+export interface LogOptions {
+  /** Milliseconds since the epoch; injected so tests can expire updates without waiting a day. */
+  now?: () => number;
+}
+
+/** Clamps a caller's limit into 0..MAX_READ_LIMIT; 0 means "read nothing". */
+export function clampLimit(limit: number): number {
+  if (!Number.isFinite(limit) || limit <= 0) return 0;
+  return Math.min(Math.floor(limit), MAX_READ_LIMIT);
+}

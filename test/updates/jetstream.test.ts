@@ -1,0 +1,137 @@
+// JetStream-only behaviour of the update log (the shared contract is in update-log.test.ts).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { headers, JSONCodec, type JetStreamManager } from "nats";
+import { connectNats, type NatsConnection } from "../../src/nats.ts";
+import {
+  HDR_APPENDED_AT,
+  HDR_UPDATE_ID,
+  openJetStreamLog,
+  UPDATES_STREAM,
+  updatesSubject,
+} from "../../src/updates/jetstream.ts";
+import type { UpdateLog } from "../../src/updates/log.ts";
+
+const natsUrl = process.env.NATS_URL;
+
+describe.skipIf(!natsUrl)("jetstream update log", () => {
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let log: UpdateLog;
+  beforeAll(async () => {
+    nc = await connectNats(natsUrl!, "update-log-jetstream-test");
+    jsm = await nc.jetstreamManager();
+    log = await openJetStreamLog(nc);
+  });
+  afterAll(async () => {
+    await log.close();
+    await nc.close();
+  });
+
+  const stored = async (bot: string) => {
+    const info = await jsm.streams.info(UPDATES_STREAM, { subjects_filter: updatesSubject(bot) });
+    return info.state.subjects?.[updatesSubject(bot)] ?? 0;
+  };
+
+  test("opening twice is harmless and the stream has the documented shape", async () => {
+    const again = await openJetStreamLog(nc);
+    await again.close();
+    const { config } = await jsm.streams.info(UPDATES_STREAM);
+    expect(config.subjects).toEqual(["log.updates.*"]);
+    expect(config.max_age).toBe(24 * 3600 * 1e9);
+  });
+
+  test("core wake-ups on updates.<bot> are not captured by the stream", async () => {
+    const bot = randomUUID();
+    nc.publish(`updates.${bot}`, JSONCodec().encode({ wake: true }));
+    await nc.flush();
+    await log.append(bot, { update_id: 1, payload: { n: 1 } });
+    expect(await stored(bot)).toBe(1);
+    expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1]);
+  });
+
+  test("a repeat stored after the duplicate window is skipped by readers", async () => {
+    const bot = randomUUID();
+    await log.append(bot, { update_id: 1, payload: { n: 1 } });
+    await log.append(bot, { update_id: 2, payload: { n: 2 } });
+    // What the outbox relay does after the window: the same update under an id JetStream no longer remembers.
+    const h = headers();
+    h.set(HDR_UPDATE_ID, "1");
+    h.set(HDR_APPENDED_AT, String(Date.now()));
+    await nc.jetstream().publish(updatesSubject(bot), JSONCodec().encode({ n: "late" }), { headers: h, msgID: `${bot}:1:late` });
+    // And a stray message without our headers.
+    await nc.jetstream().publish(updatesSubject(bot), JSONCodec().encode({ stray: true }));
+    expect(await stored(bot)).toBe(4);
+    const got = await log.read(bot, 0, 10);
+    expect(got.map((u) => u.update_id)).toEqual([1, 2]);
+    expect(got[0]!.payload).toEqual({ n: 1 });
+    expect(await log.pendingCount(bot)).toBe(2);
+  });
+
+  test("confirm and drop purge the bot's stored messages", async () => {
+    const bot = randomUUID();
+    for (let id = 1; id <= 4; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+    expect(await stored(bot)).toBe(4);
+    await log.confirm(bot, 3);
+    expect(await stored(bot)).toBe(2);
+    await log.drop(bot);
+    expect(await stored(bot)).toBe(0);
+  });
+
+  test("a reader's index stays right when another process confirms or messages vanish", async () => {
+    const other = await connectNats(natsUrl!, "update-log-jetstream-test-2");
+    const b = await openJetStreamLog(other);
+    try {
+      const bot = randomUUID();
+      for (let id = 1; id <= 4; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+      expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 2, 3, 4]); // index warm
+      expect((await b.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 2, 3, 4]);
+      await b.confirm(bot, 3);
+      await b.append(bot, { update_id: 2, payload: { n: "relay" } });
+      await b.append(bot, { update_id: 5, payload: { n: 5 } });
+      expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([3, 4, 5]);
+      // As if max_age removed everything behind the reader's back.
+      await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(bot) });
+      expect(await log.read(bot, 0, 10)).toEqual([]);
+      expect(await log.pendingCount(bot)).toBe(0); // the read discarded what it found gone
+      await b.append(bot, { update_id: 6, payload: { n: 6 } });
+      expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([6]);
+    } finally {
+      await b.close();
+      await other.close();
+    }
+  });
+
+  test("a large backlog is read in order, page by page", async () => {
+    const bot = randomUUID();
+    const count = 300;
+    const order = Array.from({ length: count }, (_, i) => i + 1).sort(() => Math.random() - 0.5);
+    await Promise.all(order.map((id) => log.append(bot, { update_id: id, payload: { n: id } })));
+    const seen: number[] = [];
+    for (let offset = 0; ;) {
+      const page = await log.read(bot, offset, 100);
+      if (page.length === 0) break;
+      expect(page.every((u) => u.payload.n === u.update_id)).toBe(true);
+      seen.push(...page.map((u) => u.update_id));
+      offset = page[page.length - 1]!.update_id + 1;
+      await log.confirm(bot, offset);
+    }
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    expect(await stored(bot)).toBe(0);
+  });
+
+  test("reads leave no consumers behind", async () => {
+    const bot = randomUUID();
+    const own = await openJetStreamLog(nc);
+    // More than a handful of messages, so the read goes through a scan consumer.
+    for (let id = 1; id <= 20; id++) await own.append(bot, { update_id: id, payload: {} });
+    await own.read(bot, 0, 10);
+    await own.pendingCount(bot);
+    await own.close();
+    const left: string[] = [];
+    for await (const c of await jsm.consumers.list(UPDATES_STREAM)) {
+      if (c.config.filter_subject === updatesSubject(bot)) left.push(c.name);
+    }
+    expect(left).toEqual([]);
+  });
+});

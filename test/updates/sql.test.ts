@@ -1,0 +1,59 @@
+// SQL-only behaviour of the update log (the shared contract is in update-log.test.ts).
+import { describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { UPDATE_RETENTION_MS } from "../../src/updates/log.ts";
+import { openSqlLog } from "../../src/updates/sql.ts";
+import { sharedDb } from "../support/harness.ts";
+
+const rows = async (bot: string) => {
+  const db = await sharedDb();
+  const r = await db.query<{ n: number }>(`select count(*)::int8 as n from update_log where bot_id = $1`, [bot]);
+  return Number(r[0]!.n);
+};
+
+describe("sql update log", () => {
+  test("confirm and drop delete the rows, not only hide them", async () => {
+    const log = await openSqlLog(await sharedDb(), { sweepIntervalMs: 0 });
+    const bot = randomUUID();
+    for (let id = 1; id <= 4; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+    await log.confirm(bot, 3);
+    expect(await rows(bot)).toBe(2);
+    await log.append(bot, { update_id: 1, payload: {} }); // below the watermark: not even stored
+    expect(await rows(bot)).toBe(2);
+    await log.drop(bot);
+    expect(await rows(bot)).toBe(0);
+    await log.close();
+  });
+
+  // The sweep is global and the database may be shared with other test processes: the
+  // clock starts days in the past so "expired" never reaches anybody else's rows.
+  const longAgo = () => Date.now() - 3 * UPDATE_RETENTION_MS;
+
+  test("sweep deletes expired rows of every bot", async () => {
+    let t = longAgo();
+    const log = await openSqlLog(await sharedDb(), { now: () => t, sweepIntervalMs: 0 });
+    const a = randomUUID();
+    const b = randomUUID();
+    await log.append(a, { update_id: 1, payload: {} });
+    await log.append(b, { update_id: 1, payload: {} });
+    t += UPDATE_RETENTION_MS / 2;
+    await log.append(b, { update_id: 2, payload: {} });
+    t += UPDATE_RETENTION_MS / 2;
+    expect(await log.sweep()).toBeGreaterThanOrEqual(2);
+    expect(await rows(a)).toBe(0);
+    expect(await rows(b)).toBe(1);
+    await log.close();
+  });
+
+  test("the periodic sweep runs on its own and stops on close", async () => {
+    let t = longAgo();
+    const log = await openSqlLog(await sharedDb(), { now: () => t, sweepIntervalMs: 20 });
+    const bot = randomUUID();
+    await log.append(bot, { update_id: 1, payload: {} });
+    t += UPDATE_RETENTION_MS;
+    const deadline = Date.now() + 5000;
+    while ((await rows(bot)) > 0 && Date.now() < deadline) await Bun.sleep(20);
+    expect(await rows(bot)).toBe(0);
+    await log.close();
+  });
+});
