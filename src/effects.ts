@@ -3,7 +3,12 @@
 // already committed, so a crash before `appendUpdates` loses nothing).
 import type { Conversation, Message } from "./http/inbox/model.ts";
 
-export type EventKind = "conversation_created" | "message_created" | "conversation_updated" | "message_updated";
+export type EventKind =
+  | "conversation_created"
+  | "message_created"
+  | "conversation_updated"
+  | "message_updated"
+  | "message_deleted";
 
 export interface PlatformEvent {
   kind: EventKind;

@@ -14,7 +14,12 @@ import { ActorSystem } from "../actors/runtime.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";
-import { createDispatcher } from "./dispatch.ts";
+import { createDispatcher, createOutboxPublisher, type UpdateSink } from "./dispatch.ts";
+import { wakeSubject, type BotActorDeps } from "../actors/bot.ts";
+import { startOutboxRelay, type OutboxRelay } from "./runtime/relay.ts";
+import type { UpdateLog } from "./updates/log.ts";
+import { openJetStreamLog } from "./updates/jetstream.ts";
+import { openSqlLog } from "./updates/sql.ts";
 import type { Effects } from "./effects.ts";
 import { connectNats, type NatsConnection } from "./nats.ts";
 
@@ -32,6 +37,14 @@ export interface Platform {
   nats: NatsConnection | undefined;
   /** Carries out a committed change's events and updates. */
   dispatch(effects: Effects): Promise<void>;
+  /** The update log get-updates and the webhook worker read. */
+  updates: UpdateLog;
+  relay: OutboxRelay;
+  /** Aborted when the process starts draining: parked polls answer at once. */
+  stopping: AbortSignal;
+  botDeps: BotActorDeps;
+  /** First step of a drain: ends parked long polls with an empty result. */
+  beginShutdown(): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +59,10 @@ export interface OpenOptions {
   db?: Db;
   /** Name of this process in NATS (monitoring); defaults to the role. */
   processName?: string;
+  /** Clock for update expiry and rate limits (tests inject one). */
+  now?: () => number;
+  /** 0 turns the periodic outbox relay off (tests run it by hand). */
+  relayIntervalMs?: number;
 }
 
 export async function openNats(config: Config, name: string): Promise<NatsConnection | undefined> {
@@ -70,17 +87,31 @@ export async function openDb(config: Config, inMemory = false): Promise<Db> {
 
 export async function openPlatform(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Platform> {
   const db = options.db ?? (await openDb(config, options.inMemory));
+  const closeDb = async () => {
+    if (!options.db) await db.close();
+  };
   if (options.migrate ?? config.mode === "embedded") {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
   }
   const jwtSecret = config.jwtSecret ?? loadOrCreateEmbeddedSecret(config.dataDir);
   const nats = await openNats(config, options.processName ?? "botinbox").catch(async (err) => {
-    if (!options.db) await db.close();
+    await closeDb();
     throw err;
   });
   const bus = nats ? natsBus(nats) : memoryBus();
+  const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
+  const sink: UpdateSink = {
+    async publishUpdate(update) {
+      await updates.append(update.botId, { update_id: update.updateId, payload: update.payload });
+      await bus.publish(wakeSubject(update.botId), { update_id: update.updateId });
+    },
+  };
   const actors = new ActorSystem({ onError: (name, err) => logger.error({ err, actor: name }, "actor message failed") });
+  const stopping = new AbortController();
+  const relay = startOutboxRelay(db, sink, logger, options.relayIntervalMs);
+  // Rows a crashed process left behind are republished before this one serves.
+  await relay.runOnce(0);
   return {
     id: randomUUID(),
     config,
@@ -91,12 +122,20 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     actors,
     bus,
     nats,
-    dispatch: createDispatcher({ db, bus, logger }),
+    updates,
+    relay,
+    stopping: stopping.signal,
+    botDeps: { log: updates, bus, instanceId: randomUUID(), rateLimits: config.rateLimits, stopping: stopping.signal, now: options.now },
+    dispatch: createDispatcher({ bus, logger, publishUpTo: createOutboxPublisher(db, sink) }),
+    beginShutdown: () => stopping.abort(),
     async close() {
+      stopping.abort();
+      relay.stop();
       await actors.close();
+      await updates.close();
       await bus.close();
       if (nats) await nats.drain().catch(() => nats.close());
-      if (!options.db) await db.close();
+      await closeDb();
     },
   };
 }

@@ -35,6 +35,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     stop() {
       stopped ??= (async () => {
         state.draining = true;
+        platform.beginShutdown();
         const drained = server.stop(false);
         await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);
         server.stop(true);

@@ -91,10 +91,14 @@ export async function findMessagesByIds(db: Queryable, ids: string[]): Promise<D
   return db.query<DbMessage>(`select ${MESSAGE_COLUMNS} from messages m where m.id = any($1::uuid[])`, [ids]);
 }
 
-export async function updateMessageText(db: Queryable, id: string, text: string): Promise<DbMessage> {
+/** A null replyMarkup keeps the current one. */
+export async function updateMessageText(
+  db: Queryable, id: string, text: string, replyMarkup: Record<string, unknown> | null,
+): Promise<DbMessage> {
   const rows = await db.query<DbMessage>(
-    `update messages m set text = $2, edited_at = now() where m.id = $1 returning ${MESSAGE_COLUMNS}`,
-    [id, text],
+    `update messages m set text = $2, reply_markup = coalesce($3::text::jsonb, m.reply_markup), edited_at = now()
+     where m.id = $1 returning ${MESSAGE_COLUMNS}`,
+    [id, text, replyMarkup === null ? null : json(replyMarkup)],
   );
   return rows[0]!;
 }

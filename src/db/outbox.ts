@@ -23,3 +23,11 @@ export async function listStaleOutbox(db: Queryable, olderThan: Date, limit: num
     [olderThan, limit],
   );
 }
+
+/** A bot's committed, not yet published updates up to `uptoUpdateId`, oldest first. */
+export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number): Promise<DbOutboxRow[]> {
+  return db.query<DbOutboxRow>(
+    `select bot_id, update_id, payload, created_at from outbox where bot_id = $1 and update_id <= $2 order by update_id`,
+    [botId, uptoUpdateId],
+  );
+}

@@ -10,6 +10,7 @@ import { formRoutes } from "./forms/routes.ts";
 import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
+import { runtimeRoutes } from "./runtime/routes.ts";
 import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
 import { systemRoutes } from "./system/routes.ts";
@@ -27,22 +28,14 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
   const log = platform.logger;
   return feature()
     .use(errorHandler(log))
-    .onRequest(({ request, set }) => {
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > MAX_BODY_BYTES) throw tooLarge();
+    .onRequest(async ({ request, set }) => {
       set.headers["x-request-id"] = request.headers.get("x-request-id") || randomUUID();
-    })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      // Bodies without Content-Length (chunked) are measured here instead.
-      if (!contentType?.startsWith("application/json")) return;
-      const bytes = await request.arrayBuffer();
-      if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
-      const text = new TextDecoder().decode(bytes);
-      if (text.trim() === "") return {};
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new AppError("bad_request", "malformed request body: expected valid JSON");
+      const declared = request.headers.get("content-length");
+      if (declared !== null) {
+        if (Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+      } else if (request.body) {
+        // Chunked bodies carry no length: measure a copy; the route still reads the original.
+        if ((await request.clone().arrayBuffer()).byteLength > MAX_BODY_BYTES) throw tooLarge();
       }
     })
     .onAfterResponse({ as: "global" }, ({ request, set }) => {
@@ -56,7 +49,8 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(messageRoutes(platform))
     .use(widgetRoutes(platform))
     .use(formRoutes(platform))
-    .use(inboxRoutes(platform));
+    .use(inboxRoutes(platform))
+    .use(runtimeRoutes(platform));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -10,7 +10,7 @@ export const ErrorResponse = t.Object(
     error_code: t.Integer({ description: "The HTTP status" }),
     retry_after: t.Optional(t.Integer({ description: "Seconds to wait (429 only)" })),
   },
-  { $id: "#/components/schemas/ErrorResponse", title: "ErrorResponse" },
+  { title: "ErrorResponse" },
 );
 export type ErrorResponse = typeof ErrorResponse.static;
 

@@ -9,11 +9,20 @@ export interface MessageEntity {
   length: number;
 }
 
+export interface RuntimeSender {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  is_bot?: boolean;
+  username?: string;
+}
+
+/** As the native API writes it: message_id is a string (spec 2.5); the facade converts. */
 export interface RuntimeMessage {
-  message_id: number;
+  message_id: string;
   date: number;
   chat: { id: string; type: "private"; channel: string };
-  from: { id: string; first_name: string | null; last_name: string | null };
+  from: RuntimeSender;
   text: string;
   entities?: MessageEntity[];
   metadata?: Record<string, unknown>;
@@ -38,10 +47,10 @@ export function runtimeMessage(
   message: DbMessage,
   conversation: Pick<DbConversation, "chat_id" | "channel">,
   contact: DbContact | undefined,
-  sender?: { id: string; first_name: string | null; last_name: string | null },
+  sender?: RuntimeSender,
 ): RuntimeMessage {
   const out: RuntimeMessage = {
-    message_id: message.message_id,
+    message_id: String(message.message_id),
     date: unixSeconds(message.created_at),
     chat: { id: conversation.chat_id, type: "private", channel: conversation.channel },
     from: sender ?? {

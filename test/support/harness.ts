@@ -5,7 +5,7 @@ import type { Db } from "../../src/db/driver.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createApp, type App } from "../../src/http/app.ts";
 import { createLogger } from "../../src/logger.ts";
-import { openDb, openPlatform, type Platform } from "../../src/platform.ts";
+import { openDb, openPlatform, type OpenOptions, type Platform } from "../../src/platform.ts";
 
 export const MODE = process.env.DATABASE_URL ? "production" : "embedded";
 
@@ -25,9 +25,9 @@ export function sharedDb(): Promise<Db> {
   return shared.__testDb;
 }
 
-export async function testPlatform(overrides: Partial<Config> = {}): Promise<Platform> {
+export async function testPlatform(overrides: Partial<Config> = {}, options: OpenOptions = {}): Promise<Platform> {
   const config = testConfig(overrides);
-  return openPlatform(config, createLogger(config), { db: await sharedDb(), migrate: false });
+  return openPlatform(config, createLogger(config), { db: await sharedDb(), migrate: false, relayIntervalMs: 0, ...options });
 }
 
 export interface TestResponse<T = any> {
@@ -45,8 +45,8 @@ export interface Client {
   patch<T = any>(path: string, body?: unknown, token?: string): Promise<TestResponse<T>>;
 }
 
-export async function testClient(overrides: Partial<Config> = {}): Promise<Client> {
-  const platform = await testPlatform(overrides);
+export async function testClient(overrides: Partial<Config> = {}, options: OpenOptions = {}): Promise<Client> {
+  const platform = await testPlatform(overrides, options);
   const app = createApp(platform);
   const client: Client = {
     app,

@@ -1,0 +1,185 @@
+// BotActor: one per bot per process. Parks long-poll get-updates requests and wakes them
+// when the bot's update log grows (1 ms batching, as the reference server), keeps one
+// poller per bot (a newer poll, here or in another process, ends the older with 409),
+// and rate-limits what the bot sends.
+//
+// Waiting happens outside the mailbox: a poll message registers the wait and returns at
+// once, so a parked poll never blocks the bot's other messages.
+import { randomUUID } from "node:crypto";
+import type { EventBus, Unsubscribe } from "../src/bus/bus.ts";
+import { conflict, rateLimited } from "../src/errors.ts";
+import type { LogUpdate, UpdateLog } from "../src/updates/log.ts";
+
+/** Wake-ups arriving within this window are served by one read (the reference server batches 1 ms). */
+export const WAKE_BATCH_MS = 1;
+/** Telegram's documented ceiling for one bot is about 30 messages per second. */
+export const SEND_RATE_PER_SECOND = 30;
+/** A burst of a second's worth is fine; sustained floods are not. */
+export const SEND_BURST = 30;
+
+export const wakeSubject = (botId: string) => `updates.${botId}`;
+export const pollSubject = (botId: string) => `polls.${botId}`;
+
+export const TERMINATED_BY_OTHER_POLL = "terminated by other get-updates request";
+
+export interface PollRequest {
+  offset: number;
+  limit: number;
+  timeoutMs: number;
+}
+
+interface ParkedPoll {
+  id: string;
+  fromUpdateId: number;
+  limit: number;
+  resolve(updates: LogUpdate[]): void;
+  reject(err: unknown): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export interface BotActorDeps {
+  log: UpdateLog;
+  bus: EventBus;
+  /** Distinguishes this process's polls from other processes' on the bus. */
+  instanceId: string;
+  rateLimits: boolean;
+  /** Polls end early (empty) when the process drains. */
+  stopping: AbortSignal;
+  now?: () => number;
+}
+
+export class BotActor {
+  private parked: ParkedPoll | undefined;
+  private subscriptions: Unsubscribe[] = [];
+  private wakeScheduled = false;
+  private tokens = SEND_BURST;
+  private tokensAt: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly deps: BotActorDeps,
+    readonly botId: string,
+    /** Re-enters this actor's mailbox (reads after a wake-up are serialised like everything else). */
+    private readonly self: (work: (actor: BotActor) => Promise<void>) => void,
+  ) {
+    this.now = deps.now ?? Date.now;
+    this.tokensAt = this.now();
+  }
+
+  /**
+   * Confirms below `offset` (or, negative, keeps the last |offset|), then answers at once
+   * when updates are there or timeout is 0; otherwise returns a wait that ends on the next
+   * update, at the timeout, or with 409 when a newer poll takes over.
+   */
+  async poll(request: PollRequest): Promise<{ wait: Promise<LogUpdate[]> }> {
+    this.terminateParked();
+    const { log } = this.deps;
+    let fromUpdateId = 0;
+    if (request.offset < 0) {
+      const tail = await log.tail(this.botId, -request.offset);
+      if (tail[0]) await log.confirm(this.botId, tail[0].update_id);
+      fromUpdateId = tail[0]?.update_id ?? 0;
+    } else if (request.offset > 0) {
+      await log.confirm(this.botId, request.offset);
+      fromUpdateId = request.offset;
+    }
+    if (request.timeoutMs > 0 && !this.deps.stopping.aborted) {
+      // Listen before reading, so an update appended between the read and the park still wakes us.
+      await this.listen();
+    }
+    const ready = await log.read(this.botId, fromUpdateId, request.limit);
+    if (ready.length > 0 || request.timeoutMs <= 0 || this.deps.stopping.aborted) {
+      this.quietIfIdle();
+      return { wait: Promise.resolve(ready) };
+    }
+    const id = randomUUID();
+    const wait = new Promise<LogUpdate[]>((resolve, reject) => {
+      const timer = setTimeout(() => this.finish(id, []), request.timeoutMs);
+      this.parked = { id, fromUpdateId, limit: request.limit, resolve, reject, timer };
+    });
+    this.deps.bus.publish(pollSubject(this.botId), { instance: this.deps.instanceId, poll: id }).catch(() => {});
+    // Wrapped: a bare promise would be adopted by ask(), holding the mailbox for the whole wait.
+    return { wait };
+  }
+
+  /** Takes one send token or answers 429 with how long until the next one. */
+  takeSendToken(): void {
+    if (!this.deps.rateLimits) return;
+    const now = this.now();
+    this.tokens = Math.min(SEND_BURST, this.tokens + ((now - this.tokensAt) / 1000) * SEND_RATE_PER_SECOND);
+    this.tokensAt = now;
+    if (this.tokens < 1) throw rateLimited(Math.max(1, Math.ceil((1 - this.tokens) / SEND_RATE_PER_SECOND)));
+    this.tokens -= 1;
+  }
+
+  /** A webhook was set: the parked poll ends with 409 like a newer poll would end it. */
+  endPollForWebhook(): void {
+    const parked = this.parked;
+    if (!parked) return;
+    this.clearParked();
+    parked.reject(conflict("can't use get-updates while a webhook is active; use delete-webhook first"));
+  }
+
+  onStop(): void {
+    if (this.parked) this.finish(this.parked.id, []);
+    for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.subscriptions.length > 0) return;
+    const { bus, instanceId, stopping } = this.deps;
+    this.subscriptions.push(
+      bus.subscribe(wakeSubject(this.botId), () => this.scheduleWake()),
+      bus.subscribe(pollSubject(this.botId), (data) => {
+        const other = data as { instance?: string; poll?: string };
+        if (other.instance !== instanceId) this.self(async (actor) => actor.terminateParked());
+      }),
+    );
+    const onStopping = () => this.self(async (actor) => actor.onStop());
+    stopping.addEventListener("abort", onStopping, { once: true });
+    this.subscriptions.push(() => stopping.removeEventListener("abort", onStopping));
+    await bus.flush();
+  }
+
+  private scheduleWake(): void {
+    if (this.wakeScheduled || !this.parked) return;
+    this.wakeScheduled = true;
+    setTimeout(() => {
+      this.wakeScheduled = false;
+      this.self((actor) => actor.serveParked());
+    }, WAKE_BATCH_MS);
+  }
+
+  private async serveParked(): Promise<void> {
+    const parked = this.parked;
+    if (!parked) return;
+    const ready = await this.deps.log.read(this.botId, parked.fromUpdateId, parked.limit);
+    if (ready.length > 0) this.finish(parked.id, ready);
+  }
+
+  private terminateParked(): void {
+    const parked = this.parked;
+    if (!parked) return;
+    this.clearParked();
+    parked.reject(conflict(TERMINATED_BY_OTHER_POLL));
+  }
+
+  private finish(id: string, updates: LogUpdate[]): void {
+    const parked = this.parked;
+    if (!parked || parked.id !== id) return;
+    this.clearParked();
+    parked.resolve(updates);
+  }
+
+  private clearParked(): void {
+    if (this.parked) clearTimeout(this.parked.timer);
+    this.parked = undefined;
+    this.quietIfIdle();
+  }
+
+  /** Drops the bus subscriptions when nothing waits, so idle bots cost nothing. */
+  private quietIfIdle(): void {
+    if (this.parked) return;
+    for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
+  }
+}
