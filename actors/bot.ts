@@ -12,10 +12,6 @@ import type { LogUpdate, UpdateLog } from "../src/updates/log.ts";
 
 /** Wake-ups arriving within this window are served by one read (the reference server batches 1 ms). */
 export const WAKE_BATCH_MS = 1;
-/** Telegram's documented ceiling for one bot is about 30 messages per second. */
-export const SEND_RATE_PER_SECOND = 30;
-/** A burst of a second's worth is fine; sustained floods are not. */
-export const SEND_BURST = 30;
 
 export const wakeSubject = (botId: string) => `updates.${botId}`;
 export const pollSubject = (botId: string) => `polls.${botId}`;
@@ -43,6 +39,8 @@ export interface BotActorDeps {
   /** Distinguishes this process's polls from other processes' on the bus. */
   instanceId: string;
   rateLimits: boolean;
+  /** Sends per second per bot; a burst of one second's worth is allowed. */
+  sendPerSecond: number;
   /** Polls end early (empty) when the process drains. */
   stopping: AbortSignal;
   now?: () => number;
@@ -52,7 +50,7 @@ export class BotActor {
   private parked: ParkedPoll | undefined;
   private subscriptions: Unsubscribe[] = [];
   private wakeScheduled = false;
-  private tokens = SEND_BURST;
+  private tokens: number;
   private tokensAt: number;
   private readonly now: () => number;
 
@@ -64,6 +62,7 @@ export class BotActor {
   ) {
     this.now = deps.now ?? Date.now;
     this.tokensAt = this.now();
+    this.tokens = deps.sendPerSecond;
   }
 
   /**
@@ -106,9 +105,10 @@ export class BotActor {
   takeSendToken(): void {
     if (!this.deps.rateLimits) return;
     const now = this.now();
-    this.tokens = Math.min(SEND_BURST, this.tokens + ((now - this.tokensAt) / 1000) * SEND_RATE_PER_SECOND);
+    const rate = this.deps.sendPerSecond;
+    this.tokens = Math.min(rate, this.tokens + ((now - this.tokensAt) / 1000) * rate);
     this.tokensAt = now;
-    if (this.tokens < 1) throw rateLimited(Math.max(1, Math.ceil((1 - this.tokens) / SEND_RATE_PER_SECOND)));
+    if (this.tokens < 1) throw rateLimited(Math.max(1, Math.ceil((1 - this.tokens) / rate)));
     this.tokens -= 1;
   }
 

@@ -17,10 +17,33 @@ export interface Config {
   logLevel: string;
   logPretty: boolean;
   rateLimits: boolean;
+  limits: RateLimitSettings;
   jwtTtlSeconds: number;
 }
 
 export class ConfigError extends Error {}
+
+/** Requests allowed per window; each has its own environment variable (README). */
+export interface RateLimitSettings {
+  /** POST /api/messages, form plugin, widget config and history: per client IP, per minute. */
+  publicPerIp: number;
+  /** The same public endpoints: per bot, per minute (a widget on a busy site shares it). */
+  publicPerBot: number;
+  /** Login attempts per e-mail per 15 minutes: slows password guessing on one account. */
+  loginPerEmail: number;
+  /** Login attempts per IP per 15 minutes: slows guessing across accounts. */
+  loginPerIp: number;
+  /** Messages a bot may send per second (Telegram allows about 30). */
+  botSendPerSecond: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  publicPerIp: 120,
+  publicPerBot: 3000,
+  loginPerEmail: 10,
+  loginPerIp: 100,
+  botSendPerSecond: 30,
+};
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -101,6 +124,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     logPretty: parseFlag("LOG_PRETTY", env.LOG_PRETTY, false),
     rateLimits,
+    limits: {
+      publicPerIp: parsePositiveInt("RATE_LIMIT_PUBLIC_PER_IP", env.RATE_LIMIT_PUBLIC_PER_IP, DEFAULT_RATE_LIMITS.publicPerIp),
+      publicPerBot: parsePositiveInt("RATE_LIMIT_PUBLIC_PER_BOT", env.RATE_LIMIT_PUBLIC_PER_BOT, DEFAULT_RATE_LIMITS.publicPerBot),
+      loginPerEmail: parsePositiveInt("RATE_LIMIT_LOGIN_PER_EMAIL", env.RATE_LIMIT_LOGIN_PER_EMAIL, DEFAULT_RATE_LIMITS.loginPerEmail),
+      loginPerIp: parsePositiveInt("RATE_LIMIT_LOGIN_PER_IP", env.RATE_LIMIT_LOGIN_PER_IP, DEFAULT_RATE_LIMITS.loginPerIp),
+      botSendPerSecond: parsePositiveInt("RATE_LIMIT_BOT_SEND_PER_SECOND", env.RATE_LIMIT_BOT_SEND_PER_SECOND, DEFAULT_RATE_LIMITS.botSendPerSecond),
+    },
     jwtTtlSeconds: parsePositiveInt("JWT_TTL_SECONDS", env.JWT_TTL_SECONDS, DEFAULT_JWT_TTL_SECONDS),
   };
 }

@@ -17,6 +17,7 @@ import { natsBus } from "./bus/nats.ts";
 import { createDispatcher, createOutboxPublisher, type UpdateSink } from "./dispatch.ts";
 import { wakeSubject, type BotActorDeps } from "../actors/bot.ts";
 import { startOutboxRelay, type OutboxRelay } from "./runtime/relay.ts";
+import { RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog } from "./updates/sql.ts";
@@ -43,6 +44,8 @@ export interface Platform {
   /** Aborted when the process starts draining: parked polls answer at once. */
   stopping: AbortSignal;
   botDeps: BotActorDeps;
+  /** Per-process request counters for public endpoints and logins. */
+  limiter: RateLimiter;
   /** First step of a drain: ends parked long polls with an empty result. */
   beginShutdown(): void;
   close(): Promise<void>;
@@ -125,7 +128,11 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     updates,
     relay,
     stopping: stopping.signal,
-    botDeps: { log: updates, bus, instanceId: randomUUID(), rateLimits: config.rateLimits, stopping: stopping.signal, now: options.now },
+    botDeps: {
+      log: updates, bus, instanceId: randomUUID(), rateLimits: config.rateLimits,
+      sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
+    },
+    limiter: new RateLimiter(config.rateLimits, options.now),
     dispatch: createDispatcher({ bus, logger, publishUpTo: createOutboxPublisher(db, sink) }),
     beginShutdown: () => stopping.abort(),
     async close() {

@@ -30,8 +30,15 @@ describe("loadConfig defaults", () => {
       logLevel: "info",
       logPretty: false,
       rateLimits: true,
+      limits: { publicPerIp: 120, publicPerBot: 3000, loginPerEmail: 10, loginPerIp: 100, botSendPerSecond: 30 },
       jwtTtlSeconds: 7 * 24 * 3600,
     });
+  });
+
+  test("each rate limit has its own setting, validated", () => {
+    expect(loadConfig({ RATE_LIMIT_PUBLIC_PER_IP: "5" }).limits.publicPerIp).toBe(5);
+    expect(loadConfig({ RATE_LIMIT_BOT_SEND_PER_SECOND: "2" }).limits.botSendPerSecond).toBe(2);
+    expect(configError({ RATE_LIMIT_LOGIN_PER_EMAIL: "0" })).toContain("RATE_LIMIT_LOGIN_PER_EMAIL");
   });
 
   test("empty strings count as unset", () => {

@@ -19,7 +19,8 @@ export async function openPostgres(url: string): Promise<Db> {
   });
   const wrap = (runner: { unsafe: typeof sql.unsafe }): Queryable => ({
     async query<T>(text: string, params: unknown[] = []) {
-      return (await runner.unsafe(text, params as never[])) as unknown as T[];
+      // Named prepared statements: each distinct query is parsed once per connection, not per call.
+      return (await runner.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
     },
     async exec(script: string) {
       await runner.unsafe(script).simple();

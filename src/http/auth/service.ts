@@ -2,6 +2,8 @@ import { conflict, unauthorized } from "../../errors.ts";
 import type { Queryable } from "../../db/driver.ts";
 import { findUserByEmail, insertUser, type DbUser } from "../../db/users.ts";
 import type { User } from "./model.ts";
+import type { RateLimitSettings } from "../../config.ts";
+import { LOGIN_WINDOW_MS, type RateLimiter } from "../../ratelimit.ts";
 
 /** Compared against when the email is unknown, so both failures cost the same time. */
 const DUMMY_HASH = await Bun.password.hash("not-a-real-password", { algorithm: "argon2id" });
@@ -17,6 +19,12 @@ export async function register(db: Queryable, email: string, password: string): 
   const row = await insertUser(db, email.trim(), hash);
   if (!row) throw conflict("email is already registered");
   return toUser(row);
+}
+
+/** Attempts are counted per e-mail and per IP before the password is checked. */
+export function limitLogin(limiter: RateLimiter, limits: RateLimitSettings, email: string, ip: string): void {
+  limiter.take(`login-ip:${ip}`, limits.loginPerIp, LOGIN_WINDOW_MS);
+  limiter.take(`login-email:${email.trim().toLowerCase()}`, limits.loginPerEmail, LOGIN_WINDOW_MS);
 }
 
 export async function login(db: Queryable, email: string, password: string): Promise<User> {

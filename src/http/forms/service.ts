@@ -4,7 +4,7 @@ import { notFound } from "../../errors.ts";
 import type { Platform } from "../../platform.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
 import type { AcceptedMessage } from "../messages/model.ts";
-import { conversationActor, requireActiveChannel, toAccepted } from "../messages/service.ts";
+import { conversationActor, limitPublic, requireActiveChannel, toAccepted } from "../messages/service.ts";
 import type { FormSubmission } from "./model.ts";
 
 const digits = (phone: string) => phone.replace(/[^\d+]/g, "");
@@ -30,9 +30,11 @@ export function renderForm(form: FormSubmission): string {
   return text.length > MAX_TEXT_LENGTH ? `${text.slice(0, MAX_TEXT_LENGTH - 1)}…` : text;
 }
 
-export async function acceptFormSubmission(platform: Platform, form: FormSubmission): Promise<AcceptedMessage> {
+export async function acceptFormSubmission(platform: Platform, form: FormSubmission, ip: string): Promise<AcceptedMessage> {
+  limitPublic(platform, ip);
   const bot = await findBotByIntegrationKey(platform.db, form.integration_key);
   if (!bot) throw notFound("integration");
+  limitPublic(platform, ip, bot.id);
   await requireActiveChannel(platform, bot.id, "sitecms");
   const chatId = formChatId(form);
   const email = form.contact_email?.trim() ?? null;

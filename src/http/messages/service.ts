@@ -7,6 +7,7 @@ import { findConversationByChat } from "../../db/conversations.ts";
 import { listConversationMessages } from "../../db/messages.ts";
 import { badRequest, forbidden, notFound } from "../../errors.ts";
 import type { Platform } from "../../platform.ts";
+import { MINUTE_MS } from "../../ratelimit.ts";
 import type { ChannelType } from "../channels/model.ts";
 import type { Message } from "../inbox/model.ts";
 import { toMessage } from "../inbox/view.ts";
@@ -16,6 +17,13 @@ import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type AcceptedMessage, type Hi
 const MILLISECOND_THRESHOLD = 1e12;
 /** Public history is for chats a visitor owns in a browser; CRM/e-mail/form chats stay private. */
 const PUBLIC_HISTORY_CHANNELS = new Set(["web", "website", "widget"]);
+
+/** Public endpoints are limited per client IP and, once the bot is known, per bot (DESIGN §7). */
+export function limitPublic(platform: Platform, ip: string, botId?: string): void {
+  const { limits } = platform.config;
+  if (botId) platform.limiter.take(`public-bot:${botId}`, limits.publicPerBot, MINUTE_MS);
+  else platform.limiter.take(`public-ip:${ip}`, limits.publicPerIp, MINUTE_MS);
+}
 
 /** bot_id or widget_key; both must name the same bot; neither is 400; unknown is 404. */
 export async function selectBot(platform: Platform, botId: string | undefined, widgetKey: string | undefined): Promise<DbBot> {
@@ -69,9 +77,11 @@ export function planIncoming(body: IncomingMessageRequest, selectedByWidgetKey: 
 }
 
 export async function acceptMessage(
-  platform: Platform, body: IncomingMessageRequest, idempotencyKey: string | undefined,
+  platform: Platform, body: IncomingMessageRequest, idempotencyKey: string | undefined, ip: string,
 ): Promise<AcceptedMessage> {
+  limitPublic(platform, ip);
   const bot = await selectBot(platform, body.bot_id, body.widget_key);
+  limitPublic(platform, ip, bot.id);
   const plan = planIncoming(body, !body.bot_id);
   await requireActiveChannel(platform, bot.id, plan.channel);
   const metadata = body.metadata ?? {};
@@ -95,7 +105,8 @@ export const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage
   created_at: message.created_at.toISOString(),
 });
 
-export async function chatHistory(platform: Platform, query: HistoryQuery): Promise<Message[]> {
+export async function chatHistory(platform: Platform, query: HistoryQuery, ip: string): Promise<Message[]> {
+  limitPublic(platform, ip);
   const bot = await selectBot(platform, query.bot_id, query.widget_key);
   const conversation = await findConversationByChat(platform.db, bot.id, query.chat_id);
   if (!conversation || !PUBLIC_HISTORY_CHANNELS.has(conversation.channel)) return [];

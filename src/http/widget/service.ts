@@ -1,13 +1,16 @@
 import { findBotByWidgetKey } from "../../db/bots.ts";
 import { findChannel } from "../../db/channels.ts";
 import { forbidden, notFound } from "../../errors.ts";
-import type { Queryable } from "../../db/driver.ts";
+import type { Platform } from "../../platform.ts";
+import { limitPublic } from "../messages/service.ts";
 import { DEFAULT_WIDGET_COLOR, type WidgetConfigResult } from "./model.ts";
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** What the widget shows, from the widget channel's config with sensible defaults. */
-export async function widgetConfig(db: Queryable, widgetKey: string): Promise<WidgetConfigResult> {
+export async function widgetConfig(platform: Platform, widgetKey: string, ip: string): Promise<WidgetConfigResult> {
+  limitPublic(platform, ip);
+  const { db } = platform;
   const bot = await findBotByWidgetKey(db, widgetKey);
   if (!bot) throw notFound("widget");
   const channel = await findChannel(db, bot.id, "widget");

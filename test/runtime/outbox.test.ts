@@ -1,0 +1,61 @@
+// The outbox rule (DESIGN §2): a committed message whose update never reached the log (the
+// process died between commit and publish) is republished by the relay, exactly once.
+import { describe, expect, test } from "bun:test";
+import { ConversationActor } from "../../actors/conversation.ts";
+import { findBotById } from "../../src/db/bots.ts";
+import { createTestBot, registerUser, testClient } from "../support/harness.ts";
+
+describe("outbox relay", () => {
+  test("an update committed but never published appears exactly once after a restart", async () => {
+    const client = await testClient();
+    const user = await registerUser(client);
+    const bot = await createTestBot(client, user);
+    const row = (await findBotById(client.platform.db, bot.id))!;
+    // Commit through the actor as a request would, then "crash": the effects are never dispatched.
+    const actor = new ConversationActor(client.platform.db, bot.id, "crash-chat");
+    const { accepted } = await actor.acceptIncoming({
+      bot: row, channel: "custom_api", text: "survives the crash", createdAt: new Date(), contactKey: "chat:crash-chat",
+      contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+      fromId: null, metadata: {}, clientMessageId: null,
+    });
+    const before = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(before.body.result).toEqual([]);
+
+    const restarted = await testClient(); // opening a platform runs the relay before serving
+    const after = await restarted.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(after.body.result.map((u: any) => u.message.text)).toEqual(["survives the crash"]);
+    expect(after.body.result[0].message.message_id).toBe(String(accepted.message.message_id));
+
+    // A second relay (another process, or a late retry) must not produce a repeat.
+    await restarted.platform.relay.runOnce(0);
+    const again = await restarted.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(again.body.result).toHaveLength(1);
+    await restarted.platform.close();
+    await client.platform.close();
+  });
+
+  test("updates committed out of publish order are still all delivered in update_id order", async () => {
+    const client = await testClient();
+    const user = await registerUser(client);
+    const bot = await createTestBot(client, user);
+    const row = (await findBotById(client.platform.db, bot.id))!;
+    const commit = (chatId: string, text: string) =>
+      new ConversationActor(client.platform.db, bot.id, chatId).acceptIncoming({
+        bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
+        contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+        fromId: null, metadata: {}, clientMessageId: null,
+      });
+    const first = await commit("a", "first");
+    const second = await commit("b", "second");
+    // The second request finishes first; the first one's publish is still on its way.
+    await client.platform.dispatch(second.effects);
+    const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(got.body.result.map((u: any) => u.message.text)).toEqual(["first", "second"]);
+    const lastId = got.body.result[1].update_id;
+    await client.get(`/api/bots/${bot.id}/get-updates?timeout=0&offset=${lastId + 1}`, bot.token);
+    await client.platform.dispatch(first.effects); // the late publish must not resurrect a confirmed update
+    const after = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(after.body.result).toEqual([]);
+    await client.platform.close();
+  });
+});
