@@ -98,13 +98,10 @@ export class ConversationActor {
     const payload = { update_id: ids.last_update_id, message: runtimeMessage(message, conversation, contact) };
     await insertOutbox(tx, bot.id, ids.last_update_id, payload);
 
-    const effects = noEffects();
-    const view = toConversation(conversation, contact, message);
-    const event = (kind: EventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation!) });
-    if (created) effects.events.push(event("conversation_created"));
-    effects.events.push(event("message_created"));
-    if (!created && before !== conversation.status) effects.events.push(event("conversation_updated"));
-    effects.updates.push({ botId: bot.id, updateId: ids.last_update_id, payload });
+    const effects = messageEffects(bot, conversation, contact, message, {
+      created, statusChanged: !created && before !== conversation.status,
+    });
+    effects.updates.push({ botId: bot.id, updateId: ids.last_update_id });
     return { accepted: { message, conversation, repeated: false }, effects };
   }
 
@@ -137,16 +134,12 @@ export class ConversationActor {
       const before = conversation.status;
       conversation = await touchConversation(tx, conversation.id, message.id, message.created_at, statusAfterReply(before), null);
       const contact = conversation.contact_id ? (await findContactsByIds(tx, [conversation.contact_id]))[0] : undefined;
-      const effects = noEffects();
-      const view = toConversation(conversation, contact, message);
-      const event = (kind: EventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation!) });
-      effects.events.push(event("message_created"));
-      if (before !== conversation.status) effects.events.push(event("conversation_updated"));
+      const effects = messageEffects(bot, conversation, contact, message, { created: false, statusChanged: before !== conversation.status });
       if (reportToBot) {
         const sender = { id: "operator", first_name: "Operator", last_name: null };
         const payload = { update_id: ids.last_update_id, operator_message: runtimeMessage(message, conversation, contact, sender) };
         await insertOutbox(tx, bot.id, ids.last_update_id, payload);
-        effects.updates.push({ botId: bot.id, updateId: ids.last_update_id, payload });
+        effects.updates.push({ botId: bot.id, updateId: ids.last_update_id });
       }
       return { message, conversation, effects };
     });
@@ -169,6 +162,20 @@ export class ConversationActor {
     });
     return { conversation, contact, lastMessage, effects };
   }
+}
+
+/** The events a new message causes, in the order live views expect them. */
+function messageEffects(
+  bot: Pick<DbBot, "id" | "owner_id">, conversation: DbConversation, contact: DbContact | undefined, message: DbMessage,
+  change: { created: boolean; statusChanged: boolean },
+): Effects {
+  const view = toConversation(conversation, contact, message);
+  const event = (kind: EventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation) });
+  const effects = noEffects();
+  if (change.created) effects.events.push(event("conversation_created"));
+  effects.events.push(event("message_created"));
+  if (change.statusChanged) effects.events.push(event("conversation_updated"));
+  return effects;
 }
 
 function hasNews(known: DbContact, f: ContactFields): boolean {

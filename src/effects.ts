@@ -18,15 +18,20 @@ export interface PlatformEvent {
   message?: Message;
 }
 
-export interface PendingUpdate {
+/** An update whose outbox row is committed; the dispatcher publishes it from there. */
+export interface CommittedUpdate {
   botId: string;
   updateId: number;
+}
+
+/** What goes into the update log: the identity and the Update itself. */
+export interface PendingUpdate extends CommittedUpdate {
   payload: Record<string, unknown>;
 }
 
 export interface Effects {
   events: PlatformEvent[];
-  updates: PendingUpdate[];
+  updates: CommittedUpdate[];
 }
 
 export const noEffects = (): Effects => ({ events: [], updates: [] });
