@@ -11,6 +11,7 @@ import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
 import { runtimeRoutes } from "./runtime/routes.ts";
+import { telegramRoutes } from "./telegram/routes.ts";
 import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
 import { systemRoutes } from "./system/routes.ts";
@@ -50,7 +51,8 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(widgetRoutes(platform))
     .use(formRoutes(platform))
     .use(inboxRoutes(platform))
-    .use(runtimeRoutes(platform));
+    .use(runtimeRoutes(platform))
+    .use(telegramRoutes(platform));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,72 @@
+// The Telegram Bot API's own shapes, as the facade writes them (DESIGN §11). Only the
+// fields this platform can fill; extras a Telegram client does not know are harmless
+// (every library keeps or ignores unknown fields).
+import type { MessageEntity } from "../../runtime/update.ts";
+
+export interface TgUser {
+  id: number;
+  is_bot: boolean;
+  first_name: string;
+  last_name?: string;
+  username?: string;
+}
+
+export interface TgBotUser extends TgUser {
+  can_join_groups: boolean;
+  can_read_all_group_messages: boolean;
+  supports_inline_queries: boolean;
+  can_connect_to_business: boolean;
+  has_main_web_app: boolean;
+}
+
+export interface TgChat {
+  id: number;
+  type: "private";
+  first_name: string;
+  last_name?: string;
+  /** Ours: the channel the chat lives on (widget, email, …). */
+  channel: string;
+}
+
+export interface TgMessage {
+  message_id: number;
+  from: TgUser;
+  chat: TgChat;
+  date: number;
+  text: string;
+  entities?: MessageEntity[];
+  edit_date?: number;
+  reply_markup?: Record<string, unknown>;
+  /** Telegram's field for who wrote a message on behalf of someone else: set on operator messages. */
+  author_signature?: string;
+  /** Ours: what the source sent with the message (page_url, client ids). */
+  metadata?: Record<string, unknown>;
+  /** Ours: the raw form submission of a site-form message. */
+  form?: Record<string, unknown>;
+}
+
+/** The native update kinds, all passed through under their own names. */
+export const UPDATE_KINDS = ["message", "edited_message", "operator_message"] as const;
+export type UpdateKind = (typeof UPDATE_KINDS)[number];
+
+export type TgUpdate = { update_id: number } & Partial<Record<UpdateKind, TgMessage>>;
+
+/** Names Telegram needs where our contact has none (User.first_name is never empty there). */
+export const UNNAMED_FIRST_NAME = "Guest";
+/** author_signature of operator replies: they are written by a person on the bot's side. */
+export const OPERATOR_SIGNATURE = "Operator";
+
+/** sendChatAction's accepted actions, as Telegram lists them; anything else is a 400 there. */
+export const CHAT_ACTIONS = new Set([
+  "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document",
+  "choose_sticker", "find_location", "record_video_note", "upload_video_note",
+]);
+
+export type Params = Record<string, unknown>;
+
+/** A Telegram method: what the route hands it is the bot and its merged parameters. */
+export interface TelegramResult {
+  result: unknown;
+  /** Telegram adds a sentence to some successes ("Webhook is already deleted"). */
+  description?: string;
+}

@@ -1,0 +1,119 @@
+// Telegram's parameter passing: the query string and a JSON, urlencoded or multipart body,
+// merged (the body wins). Form and query values are always strings, so readers accept an
+// integer written as digits and an object written as JSON text, as Telegram does.
+import type { Params } from "./model.ts";
+import { tgBadRequest } from "./errors.ts";
+
+const INTEGER = /^-?\d{1,16}$/;
+
+export async function readParams(request: Request): Promise<Params> {
+  const params: Params = Object.fromEntries(new URL(request.url).searchParams);
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!request.body || request.method === "GET" || request.method === "HEAD") return params;
+  if (type === "application/json") {
+    const text = await request.text();
+    if (text.trim() === "") return params;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw tgBadRequest("can't parse JSON object: the request body is not valid JSON");
+    }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw tgBadRequest("can't parse JSON object: the request body must be a JSON object");
+    }
+    return { ...params, ...(body as Params) };
+  }
+  if (type === "application/x-www-form-urlencoded") {
+    return { ...params, ...Object.fromEntries(new URLSearchParams(await request.text())) };
+  }
+  if (type === "multipart/form-data") {
+    let form: FormData;
+    try {
+      form = await request.formData();
+    } catch {
+      throw tgBadRequest("can't parse multipart/form-data body");
+    }
+    // Files are for media methods, which the facade does not offer; only text fields count.
+    for (const [key, value] of form) if (typeof value === "string") params[key] = value;
+    return params;
+  }
+  return params;
+}
+
+const absent = (value: unknown) => value === undefined || value === null || value === "";
+
+export function optionalInt(params: Params, name: string): number | undefined {
+  const value = params[name];
+  if (absent(value)) return undefined;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
+  if (typeof value === "string" && INTEGER.test(value.trim())) {
+    const n = Number(value.trim());
+    if (Number.isSafeInteger(n)) return n;
+  }
+  throw tgBadRequest(`${name}: expected an integer`);
+}
+
+export function requireInt(params: Params, name: string, missing = `${name} is empty`): number {
+  const value = optionalInt(params, name);
+  if (value === undefined) throw tgBadRequest(missing);
+  return value;
+}
+
+export function optionalString(params: Params, name: string): string | undefined {
+  const value = params[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  throw tgBadRequest(`${name}: expected a string`);
+}
+
+/** A JSON-serialised object or array, or the value itself when the body was JSON. */
+export function optionalJson(params: Params, name: string, what = "JSON object"): unknown {
+  const value = params[name];
+  if (absent(value)) return undefined;
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw tgBadRequest(`can't parse ${what}: ${name} is not valid JSON`);
+  }
+}
+
+export function optionalObject(params: Params, name: string, what = "JSON object"): Record<string, unknown> | undefined {
+  const value = optionalJson(params, name, what);
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw tgBadRequest(`can't parse ${what}: ${name} must be an object`);
+  return value as Record<string, unknown>;
+}
+
+export function optionalArray(params: Params, name: string): unknown[] | undefined {
+  const value = optionalJson(params, name, "JSON array");
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw tgBadRequest(`can't parse JSON array: ${name} must be an array`);
+  return value;
+}
+
+export function optionalBool(params: Params, name: string): boolean | undefined {
+  const value = params[name];
+  if (absent(value)) return undefined;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "1" || value === 1) return true;
+  if (value === "false" || value === "0" || value === 0) return false;
+  throw tgBadRequest(`${name}: expected a Boolean`);
+}
+
+/** A chat as a Telegram client names it: our conversation number, or a native chat_id string. */
+export type ChatRef = { number: number } | { chatId: string };
+
+export function requireChat(params: Params): ChatRef {
+  const value = params.chat_id;
+  if (absent(value)) throw tgBadRequest("chat_id is empty");
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw tgBadRequest("chat_id: expected an integer or a string");
+    return { number: value };
+  }
+  if (typeof value !== "string") throw tgBadRequest("chat_id: expected an integer or a string");
+  const trimmed = value.trim();
+  return INTEGER.test(trimmed) && Number.isSafeInteger(Number(trimmed)) ? { number: Number(trimmed) } : { chatId: value };
+}

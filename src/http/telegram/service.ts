@@ -1,0 +1,179 @@
+// The Telegram-compatible facade's methods (DESIGN §11): each reads Telegram's parameters,
+// calls the native runtime service (src/http/runtime/service.ts) with them translated,
+// and writes the answer in Telegram's shapes. Nothing here stores or decides on its own.
+import { TERMINATED_BY_OTHER_POLL } from "../../../actors/bot.ts";
+import type { DbBot } from "../../db/bots.ts";
+import { findTelegramChatByChatId, findTelegramChatByNumber, findTelegramMessageRefs, type TelegramChatRow, type TelegramMessageRef } from "../../db/telegram.ts";
+import { AppError } from "../../errors.ts";
+import type { Platform } from "../../platform.ts";
+import type { LogUpdate } from "../../updates/log.ts";
+import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
+import { POLL_MAX_TIMEOUT_SECONDS } from "../runtime/model.ts";
+import * as native from "../runtime/service.ts";
+import {
+  fromAppError, tgBadRequest, tgMethodNotFound, TelegramError, TG_TERMINATED_BY_OTHER_POLL, TG_WEBHOOK_ACTIVE,
+} from "./errors.ts";
+import { CHAT_ACTIONS, UPDATE_KINDS, type Params, type TelegramResult, type TgMessage, type TgUpdate, type UpdateKind } from "./model.ts";
+import { optionalArray, optionalInt, optionalObject, optionalString, requireChat, requireInt, type ChatRef } from "./params.ts";
+import { botUser, chatOfRef, chatOfRow, getMeResult, nativeMessages, toTgMessage, toTgUpdates } from "./shapes.ts";
+import { deleteMyCommands, deleteWebhook, getMyCommands, getWebhookInfo, setMyCommands, setWebhook } from "./settings.ts";
+
+/** Telegram's default: libraries call getUpdates without a timeout when they stop and expect an answer at once. */
+const FACADE_DEFAULT_TIMEOUT_SECONDS = 0;
+
+type Method = (platform: Platform, bot: DbBot, params: Params) => Promise<TelegramResult>;
+
+const done = (result: unknown, description?: string): TelegramResult => (description ? { result, description } : { result });
+
+/** Telegram's method names, lowercased: Telegram matches them case-insensitively. */
+const METHODS: Record<string, Method> = {
+  getme: async (_platform, bot) => done(getMeResult(bot)),
+  getupdates: async (platform, bot, params) => done(await getUpdates(platform, bot, params)),
+  sendmessage: async (platform, bot, params) => done(await sendMessage(platform, bot, params)),
+  editmessagetext: async (platform, bot, params) => done(await editMessageText(platform, bot, params)),
+  deletemessage: async (platform, bot, params) => done(await deleteMessage(platform, bot, params)),
+  sendchataction: async (platform, bot, params) => done(await sendChatAction(platform, bot, params)),
+  setmycommands: async (platform, bot, params) => done(await setMyCommands(platform, bot, params)),
+  getmycommands: async (platform, bot, params) => done(await getMyCommands(platform, bot, params)),
+  deletemycommands: async (platform, bot, params) => done(await deleteMyCommands(platform, bot, params)),
+  setwebhook: (platform, bot, params) => setWebhook(platform, bot, params),
+  deletewebhook: (platform, bot, params) => deleteWebhook(platform, bot, params),
+  getwebhookinfo: async (platform, bot) => done(await getWebhookInfo(platform, bot)),
+  // Sessions with Telegram's cloud servers do not exist here: nothing to log out of or close.
+  logout: async () => done(true),
+  close: async () => done(true),
+};
+
+export async function callMethod(platform: Platform, bot: DbBot, method: string, params: Params): Promise<TelegramResult> {
+  const run = METHODS[method.toLowerCase()];
+  if (!run) throw tgMethodNotFound();
+  try {
+    return await run(platform, bot, params);
+  } catch (err) {
+    throw err instanceof AppError ? fromAppError(err) : err;
+  }
+}
+
+function requireText(params: Params, name = "text"): string {
+  const text = optionalString(params, name);
+  if (text === undefined || text.trim() === "") throw tgBadRequest("message text is empty");
+  if (text.length > MAX_TEXT_LENGTH) throw tgBadRequest("message is too long");
+  return text;
+}
+
+/** Telegram's reply_markup: an object, often sent as JSON text by form-encoding clients. */
+const replyMarkup = (params: Params) => optionalObject(params, "reply_markup", "reply keyboard markup JSON object");
+
+export async function findChat(platform: Platform, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
+  const chat = "number" in ref
+    ? await findTelegramChatByNumber(platform.db, bot.id, ref.number)
+    : await findTelegramChatByChatId(platform.db, bot.id, ref.chatId);
+  if (!chat) throw tgBadRequest("chat not found");
+  return chat;
+}
+
+const kindOf = (u: LogUpdate): UpdateKind | undefined => UPDATE_KINDS.find((k) => u.payload[k] !== undefined);
+
+/** allowed_updates filters per call (Telegram stores it per bot); empty or absent means every kind. */
+function allowedKinds(params: Params): Set<string> | undefined {
+  const list = optionalArray(params, "allowed_updates");
+  if (!list || list.length === 0) return undefined;
+  return new Set(list.filter((k): k is string => typeof k === "string"));
+}
+
+async function pollNative(platform: Platform, bot: DbBot, query: { offset?: number; limit?: number; timeout?: number }) {
+  try {
+    return await native.getUpdates(platform, bot, query, { defaultTimeoutSeconds: FACADE_DEFAULT_TIMEOUT_SECONDS });
+  } catch (err) {
+    if (err instanceof AppError && err.code === "conflict") {
+      throw new TelegramError(409, err.message === TERMINATED_BY_OTHER_POLL ? TG_TERMINATED_BY_OTHER_POLL : TG_WEBHOOK_ACTIVE);
+    }
+    throw err;
+  }
+}
+
+async function getUpdates(platform: Platform, bot: DbBot, params: Params): Promise<TgUpdate[]> {
+  let offset = optionalInt(params, "offset");
+  const limit = optionalInt(params, "limit");
+  let timeout = optionalInt(params, "timeout");
+  const allowed = allowedKinds(params);
+  const deadline = Date.now() + Math.min(Math.max(timeout ?? 0, 0), POLL_MAX_TIMEOUT_SECONDS) * 1000;
+  for (;;) {
+    const batch = await pollNative(platform, bot, { offset, limit, timeout });
+    const kept = allowed ? batch.filter((u) => allowed.has(kindOf(u) ?? "")) : batch;
+    if (kept.length > 0 || batch.length === 0) return toTelegramUpdates(platform, bot, kept);
+    // Everything was of a kind the client excluded: confirm it, as Telegram never queues those, and wait on.
+    offset = batch.at(-1)!.update_id + 1;
+    timeout = Math.max(0, Math.floor((deadline - Date.now()) / 1000));
+  }
+}
+
+async function toTelegramUpdates(platform: Platform, bot: DbBot, updates: LogUpdate[]): Promise<TgUpdate[]> {
+  const ids = nativeMessages(updates).map((n) => Number(n.message.message_id));
+  const refs = await findTelegramMessageRefs(platform.db, bot.id, ids);
+  return toTgUpdates(bot, updates, refs);
+}
+
+async function sendMessage(platform: Platform, bot: DbBot, params: Params): Promise<TgMessage> {
+  const chatRef = requireChat(params);
+  const text = requireText(params);
+  const markup = replyMarkup(params);
+  const chat = await findChat(platform, bot, chatRef);
+  const sent = await native.sendMessage(platform, bot, { chat_id: chat.chat_id, text, reply_markup: markup });
+  return toTgMessage(sent, chatOfRow(chat), botUser(bot));
+}
+
+const sameChat = (ref: TelegramMessageRef, chat: ChatRef) =>
+  "number" in chat ? Number(ref.chat_number) === chat.number : ref.chat_id === chat.chatId;
+
+/** Telegram answers 400 for a message the bot cannot touch, whatever the reason. */
+async function ownMessage(platform: Platform, bot: DbBot, params: Params, verb: "edit" | "delete"): Promise<TelegramMessageRef> {
+  const chat = requireChat(params);
+  const messageId = requireInt(params, "message_id", "message identifier is not specified");
+  const [ref] = await findTelegramMessageRefs(platform.db, bot.id, [messageId]);
+  if (!ref || ref.deleted_at || !sameChat(ref, chat)) throw tgBadRequest(`message to ${verb} not found`);
+  if (ref.sender !== "bot") throw tgBadRequest(`message can't be ${verb === "edit" ? "edited" : "deleted"}`);
+  return ref;
+}
+
+/** The native service's refusals in Telegram's words (a race can still end in them after our checks). */
+function nativeRefusal(err: unknown, verb: "edit" | "delete"): unknown {
+  if (!(err instanceof AppError)) return err;
+  if (err.code === "not_found") return tgBadRequest(`message to ${verb} not found`);
+  if (err.code === "forbidden") return tgBadRequest(`message can't be ${verb === "edit" ? "edited" : "deleted"}`);
+  if (err.code === "bad_request" && err.message.startsWith("message is not modified")) {
+    return tgBadRequest(
+      "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+    );
+  }
+  return err;
+}
+
+async function editMessageText(platform: Platform, bot: DbBot, params: Params): Promise<TgMessage> {
+  if (optionalString(params, "inline_message_id")) throw tgBadRequest("inline messages are not supported: use chat_id and message_id");
+  const text = requireText(params);
+  const markup = replyMarkup(params);
+  const ref = await ownMessage(platform, bot, params, "edit");
+  const edited = await native
+    .editMessageText(platform, bot, { message_id: Number(ref.message_id), text, reply_markup: markup })
+    .catch((err: unknown) => Promise.reject(nativeRefusal(err, "edit")));
+  return toTgMessage(edited, chatOfRef(ref, edited.chat.channel), botUser(bot));
+}
+
+async function deleteMessage(platform: Platform, bot: DbBot, params: Params): Promise<true> {
+  const ref = await ownMessage(platform, bot, params, "delete");
+  return native.deleteMessage(platform, bot, Number(ref.message_id)).catch((err: unknown) => Promise.reject(nativeRefusal(err, "delete")));
+}
+
+/** Accepted for any chat of the bot; "typing" is announced on the bus for live views (widget, inbox). */
+async function sendChatAction(platform: Platform, bot: DbBot, params: Params): Promise<true> {
+  const chat = await findChat(platform, bot, requireChat(params));
+  const action = optionalString(params, "action");
+  if (!action || !CHAT_ACTIONS.has(action)) throw tgBadRequest("wrong parameter action in request");
+  if (action === "typing") {
+    // events.<owner>.<kind> as every event; a notification only, so a failed publish is not the caller's problem.
+    const event = { kind: "typing", owner_id: bot.owner_id, bot_id: bot.id, conversation_id: chat.id, chat_id: chat.chat_id, channel: chat.channel };
+    platform.bus.publish(`events.${bot.owner_id}.typing`, event).catch((err: unknown) => platform.logger.warn({ err }, "typing event publish failed"));
+  }
+  return true;
+}
