@@ -23,6 +23,12 @@ import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog } from "./updates/sql.ts";
 import type { Effects } from "./effects.ts";
 import { connectNats, type NatsConnection } from "./nats.ts";
+import type { Leases } from "./leases/leases.ts";
+import { memoryLeases } from "./leases/memory.ts";
+import { jetStreamLeases } from "./leases/jetstream.ts";
+
+/** Why: a dead webhook worker's bots are taken over within this; renewing every third of it is cheap. */
+export const LEASE_TTL_MS = 10_000;
 
 export interface Platform {
   /** Unique per opened platform: tells apart plugin instances of different platforms. */
@@ -41,6 +47,9 @@ export interface Platform {
   /** The update log get-updates and the webhook worker read. */
   updates: UpdateLog;
   relay: OutboxRelay;
+  /** Single-owner work (one webhook deliverer per bot): JetStream KV in production, in-process when embedded. */
+  leases: Leases;
+  leaseTtlMs: number;
   /** Aborted when the process starts draining: parked polls answer at once. */
   stopping: AbortSignal;
   botDeps: BotActorDeps;
@@ -104,6 +113,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   });
   const bus = nats ? natsBus(nats) : memoryBus();
   const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
+  const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const sink: UpdateSink = {
     async publishUpdate(update) {
       await updates.append(update.botId, { update_id: update.updateId, payload: update.payload });
@@ -127,6 +137,8 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     nats,
     updates,
     relay,
+    leases,
+    leaseTtlMs: LEASE_TTL_MS,
     stopping: stopping.signal,
     botDeps: {
       log: updates, bus, instanceId: randomUUID(), rateLimits: config.rateLimits,
@@ -139,6 +151,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       stopping.abort();
       relay.stop();
       await actors.close();
+      await leases.close();
       await updates.close();
       await bus.close();
       if (nats) await nats.drain().catch(() => nats.close());

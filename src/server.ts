@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createApp, type AppState } from "./http/app.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
+import { startWebhookWorker } from "./webhooks/worker.ts";
 
 /** Bun's own ceiling, above our 64 KiB check, so an oversized body is refused without buffering it all. */
 const SERVER_MAX_BODY_BYTES = 1024 * 1024;
@@ -46,8 +47,42 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   };
 }
 
+/** A process that runs until SIGTERM: what it serves, and how it drains. */
+interface Running {
+  describe: string;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/** Opens what `role` runs: the HTTP front, the webhook worker, or both (the all-in-one default). */
+async function startRole(role: "all" | "web" | "webhook", config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
+  if (role === "webhook") {
+    const platform = await openPlatform(config, logger, { processName: "webhook", ...overrides });
+    const worker = await startWebhookWorker(platform);
+    return {
+      describe: "delivering webhooks and channel callbacks",
+      async stop() {
+        platform.beginShutdown();
+        await worker.stop();
+        await platform.close();
+      },
+    };
+  }
+  const server = await startServer(config, logger, overrides);
+  const worker = role === "all" ? await startWebhookWorker(server.platform) : undefined;
+  return {
+    describe: `serving on ${server.url}`,
+    url: server.url,
+    async stop() {
+      // Leases are released first, so another process takes the bots over at once.
+      await worker?.stop();
+      await server.stop();
+    },
+  };
+}
+
 /** Entry for every process: exits 1 with a clear sentence on bad configuration. */
-export async function main(role: "all" | "web", overrides: OpenOptions = {}): Promise<void> {
+export async function main(role: "all" | "web" | "webhook", overrides: OpenOptions = {}): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -56,9 +91,9 @@ export async function main(role: "all" | "web", overrides: OpenOptions = {}): Pr
     process.exit(1);
   }
   const logger = createLogger(config);
-  let running: RunningServer;
+  let running: Running;
   try {
-    running = await startServer(config, logger, overrides);
+    running = await startRole(role, config, logger, overrides);
   } catch (err) {
     if (err instanceof StartupError || err instanceof ConfigError) {
       logger.fatal(err.message);
@@ -67,7 +102,7 @@ export async function main(role: "all" | "web", overrides: OpenOptions = {}): Pr
     }
     throw err;
   }
-  logger.info({ url: running.url, mode: config.mode, role }, `serving on ${running.url}`);
+  logger.info({ url: running.url, mode: config.mode, role }, running.describe);
   const shutdown = async (signal: string) => {
     logger.info({ signal }, "draining");
     await running.stop();

@@ -11,6 +11,7 @@ import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
 import { runtimeRoutes } from "./runtime/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 import { telegramRoutes } from "./telegram/routes.ts";
 import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
@@ -52,6 +53,7 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(formRoutes(platform))
     .use(inboxRoutes(platform))
     .use(runtimeRoutes(platform))
+    .use(webhookRoutes(platform))
     .use(telegramRoutes(platform));
 }
 

@@ -17,7 +17,7 @@ export const botRoutes = (platform: Platform) =>
     .post(
       "",
       async ({ user, body, set }) => {
-        const bot = await createBot(platform.db, platform.secretBox, user.id, body);
+        const bot = await createBot(platform.db, platform.secretBox, user.id, body, platform.config);
         set.status = 201;
         return ok(bot);
       },

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { notFound } from "../../errors.ts";
-import type { Queryable } from "../../db/driver.ts";
+import type { Config } from "../../config.ts";
+import type { Db, Queryable } from "../../db/driver.ts";
 import {
   findBotOfOwner, insertBot, listBotsByOwner, nextBotNumber, updateBotToken, type DbBot,
 } from "../../db/bots.ts";
 import { hashToken, randomKey, type SecretBox } from "../../secrets.ts";
+import { checkWebhookUrl, storeWebhook } from "../../webhooks/service.ts";
 import type { Bot, BotCreateRequest } from "./model.ts";
 
 /** 24 random bytes → 32 url-safe characters, Telegram's token secret length. */
@@ -44,29 +46,38 @@ export const toBot = (row: DbBot, box: SecretBox): Bot => ({
   created_at: row.created_at.toISOString(),
 });
 
-export async function createBot(db: Queryable, box: SecretBox, ownerId: string, input: BotCreateRequest): Promise<Bot> {
+/** A webhook_url given here is checked and stored as set-webhook would (workers find it at their next scan). */
+export async function createBot(
+  db: Db, box: SecretBox, ownerId: string, input: BotCreateRequest, config: Pick<Config, "allowPrivateWebhooks">,
+): Promise<Bot> {
+  const webhookUrl = input.webhook_url ?? null;
+  if (webhookUrl) await checkWebhookUrl(config, webhookUrl, "webhook_url");
   const number = await nextBotNumber(db);
   const token = newBotToken(number);
   const candidates = [usernameFromName(input.name), usernameFromName(input.name, String(number))];
   for (const username of candidates) {
-    const row = await insertBot(db, {
-      id: randomUUID(),
-      ownerId,
-      number,
-      name: input.name,
-      username,
-      description: input.description ?? null,
-      webhookUrl: input.webhook_url ?? null,
-      tokenHash: hashToken(token),
-      tokenEncrypted: box.seal(token),
-      widgetKey: `wk_${randomKey(PUBLIC_KEY_BYTES)}`,
-      integrationKey: `ik_${randomKey(PUBLIC_KEY_BYTES)}`,
+    const row = await db.transaction(async (tx) => {
+      const inserted = await insertBot(tx, {
+        id: randomUUID(),
+        ownerId,
+        number,
+        name: input.name,
+        username,
+        description: input.description ?? null,
+        webhookUrl,
+        tokenHash: hashToken(token),
+        tokenEncrypted: box.seal(token),
+        widgetKey: `wk_${randomKey(PUBLIC_KEY_BYTES)}`,
+        integrationKey: `ik_${randomKey(PUBLIC_KEY_BYTES)}`,
+      });
+      if (inserted && webhookUrl) await storeWebhook(tx, inserted.id, { url: webhookUrl });
+      return inserted;
     });
     if (row) return toBot(row, box);
   }
   // The number is unique, so the second candidate can only be taken by a deliberately
   // chosen name; a third with randomness always succeeds.
-  return createBot(db, box, ownerId, { ...input, name: `${input.name} ${randomKey(3)}` });
+  return createBot(db, box, ownerId, { ...input, name: `${input.name} ${randomKey(3)}` }, config);
 }
 
 export async function listBots(db: Queryable, box: SecretBox, ownerId: string): Promise<Bot[]> {

@@ -1,0 +1,230 @@
+// WebhookActor: one per bot whose delivery lease this worker holds. Reads the bot's update log
+// from the first unconfirmed update, POSTs each Update to the webhook, keeps order within a
+// chat while up to max_connections chats are in flight, and confirms the log only over the
+// contiguous prefix already delivered: updates are delivered out of order across chats, but
+// confirm(below) forgets everything below, so it may never pass one still undelivered.
+//
+// HTTP requests run outside the mailbox; their outcomes come back as messages, so the
+// actor's state is only ever touched one message at a time.
+import { LeasedPump } from "./delivery.ts";
+import type { Db } from "../src/db/driver.ts";
+import type { Logger } from "../src/logger.ts";
+import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../src/updates/log.ts";
+import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../src/webhooks/db.ts";
+import { backoffMs, postJson, type BackoffOptions, type Outcome } from "../src/webhooks/http.ts";
+import type { LeaseKeeper } from "../src/webhooks/lease.ts";
+import type { AttemptRecorder } from "../src/webhooks/recorder.ts";
+import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
+
+/** Why: one read serves many deliveries; get-updates' own ceiling. */
+export const READ_BATCH = 100;
+/** Why: bounds memory per bot, and how far one slow chat can let the others run ahead. */
+export const MAX_BUFFERED_UPDATES = 1000;
+/** Why: a failed confirm only risks repeats after a takeover; trying again soon keeps pending_update_count honest. */
+const CONFIRM_RETRY_MS = 1000;
+
+export const SECRET_HEADERS = ["X-Bot-Api-Secret-Token", "X-Telegram-Bot-Api-Secret-Token"] as const;
+
+export interface DeliveryDeps {
+  db: Db;
+  log: UpdateLog;
+  policy: UrlPolicy;
+  recorder: AttemptRecorder;
+  logger: Logger;
+  timeoutMs: number;
+  backoff: BackoffOptions;
+  now: () => number;
+}
+
+interface ChatQueue {
+  /** Buffered update_ids of this chat, ascending; the head is next (or in flight). */
+  ids: number[];
+  inFlight: boolean;
+  failures: number;
+  notBefore: number;
+}
+
+type Webhook = DbWebhook & { url: string };
+
+/** The chat an Update belongs to; order is kept per chat. */
+export function chatOf(payload: Record<string, unknown>): string {
+  for (const kind of ["message", "edited_message", "operator_message"]) {
+    const chat = (payload[kind] as { chat?: { id?: unknown } } | undefined)?.chat;
+    if (chat?.id !== undefined) return String(chat.id);
+  }
+  return "";
+}
+
+const kindOf = (payload: Record<string, unknown>) => Object.keys(payload).find((k) => k !== "update_id") ?? "";
+
+export class WebhookActor extends LeasedPump<WebhookActor> {
+  private webhook: Webhook | undefined;
+  /** Read but not yet delivered, inserted in ascending update_id order (the first key is the least). */
+  private readonly pending = new Map<number, LogUpdate>();
+  private readonly chats = new Map<string, ChatQueue>();
+  private readFrom = 0;
+  private mayHaveMore = true;
+  private inFlight = 0;
+  private confirmWanted = 0;
+  private confirmedBelow = 0;
+  private confirming = false;
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    readonly botId: string,
+    lease: LeaseKeeper,
+    tell: (work: (actor: WebhookActor) => Promise<void> | void) => void,
+    /** Asks the worker to stop this actor (webhook gone). */
+    private readonly finish: (reason: string) => void,
+  ) {
+    super(lease, tell);
+  }
+
+  async onStart(): Promise<void> {
+    await this.reload(false);
+  }
+
+  /** New settings (set-webhook); `dropped`: the log was emptied, so the buffer goes too. */
+  async reload(dropped: boolean): Promise<void> {
+    const row = await findWebhook(this.deps.db, this.botId);
+    if (!row?.url) {
+      this.webhook = undefined;
+      this.finish("webhook removed");
+      return;
+    }
+    this.webhook = row as Webhook;
+    if (dropped) this.dropQueued();
+    this.wake();
+  }
+
+  /** The log may have grown. */
+  wake(): void {
+    this.mayHaveMore = true;
+    this.schedulePump();
+  }
+
+  protected async pump(): Promise<void> {
+    const webhook = this.webhook;
+    if (!webhook) return;
+    await this.fill();
+    const now = this.deps.now();
+    let next = Infinity;
+    for (const [key, chat] of this.chats) {
+      if (chat.inFlight) continue;
+      if (chat.notBefore > now) next = Math.min(next, chat.notBefore);
+      else if (this.inFlight < webhook.max_connections) this.start(key, chat, webhook, now);
+    }
+    this.pumpAt(next, now);
+  }
+
+  /** Reads the log into the buffer, a batch at a time, while there is room for a whole batch. */
+  private async fill(): Promise<void> {
+    while (this.mayHaveMore && MAX_BUFFERED_UPDATES - this.pending.size >= READ_BATCH) {
+      const batch = await this.deps.log.read(this.botId, this.readFrom, READ_BATCH);
+      for (const update of batch) {
+        this.readFrom = update.update_id + 1;
+        this.pending.set(update.update_id, update);
+        const key = chatOf(update.payload);
+        let chat = this.chats.get(key);
+        if (!chat) this.chats.set(key, (chat = { ids: [], inFlight: false, failures: 0, notBefore: 0 }));
+        chat.ids.push(update.update_id);
+      }
+      if (batch.length < READ_BATCH) this.mayHaveMore = false;
+    }
+  }
+
+  private start(key: string, chat: ChatQueue, webhook: Webhook, now: number): void {
+    const id = chat.ids[0]!;
+    const update = this.pending.get(id)!;
+    // Past the log's retention, or of a kind the webhook does not want: done without a request.
+    const expired = update.date * 1000 <= now - UPDATE_RETENTION_MS;
+    const unwanted = webhook.allowed_updates !== null && !webhook.allowed_updates.includes(kindOf(update.payload) as never);
+    if (expired || unwanted) {
+      this.delivered(key, chat, id);
+      return;
+    }
+    chat.inFlight = true;
+    this.inFlight++;
+    const headers: Record<string, string> = {};
+    if (webhook.secret_token) for (const name of SECRET_HEADERS) headers[name] = webhook.secret_token;
+    const attemptedAt = new Date();
+    void postJson(webhook.url, JSON.stringify(update.payload), headers, {
+      policy: this.deps.policy, timeoutMs: this.deps.timeoutMs, signal: this.lease.signal,
+    }).then((outcome) => this.self((actor) => actor.settle(key, id, webhook, attemptedAt, outcome)));
+  }
+
+  private async settle(key: string, id: number, webhook: Webhook, attemptedAt: Date, outcome: Outcome): Promise<void> {
+    const chat = this.chats.get(key);
+    if (chat?.ids[0] === id && chat.inFlight) {
+      chat.inFlight = false;
+      this.inFlight--;
+    }
+    // A lost lease: another worker may be delivering now; record nothing, change nothing.
+    if (this.stopped || !this.lease.valid() || !chat || chat.ids[0] !== id) return;
+    this.deps.recorder.add({
+      bot_id: this.botId, kind: "webhook", update_id: id, message_id: null, url: webhook.url, status_code: outcome.status ?? null,
+      latency_ms: outcome.latencyMs, error: outcome.error ?? null, attempted_at: attemptedAt.toISOString(),
+    });
+    if (outcome.ok) {
+      this.delivered(key, chat, id);
+    } else if (outcome.status === 410) {
+      // The receiver says this webhook is gone for good: stop, and let the bot poll again.
+      const message = `${outcome.error}; webhook removed, get-updates works again`;
+      if (await removeGoneWebhook(this.deps.db, this.botId, webhook.url, attemptedAt, message)) {
+        this.webhook = undefined;
+        this.finish("receiver answered 410 Gone");
+        return;
+      }
+    } else {
+      chat.failures++;
+      chat.notBefore = this.deps.now() + backoffMs(chat.failures, this.deps.backoff, outcome.retryAfterMs);
+      await recordWebhookError(this.deps.db, this.botId, webhook.url, attemptedAt, outcome.error ?? "delivery failed");
+    }
+    this.schedulePump();
+  }
+
+  private delivered(key: string, chat: ChatQueue, id: number): void {
+    chat.ids.shift();
+    chat.failures = 0;
+    chat.notBefore = 0;
+    if (chat.ids.length === 0) this.chats.delete(key);
+    this.pending.delete(id);
+    const lowestUndelivered = this.pending.keys().next();
+    this.confirm(lowestUndelivered.done ? this.readFrom : lowestUndelivered.value);
+    this.schedulePump();
+  }
+
+  /** Confirms below `below`, coalescing: at most one confirm in flight, the latest target wins. */
+  private confirm(below: number): void {
+    this.confirmWanted = Math.max(this.confirmWanted, below);
+    if (this.confirming || this.confirmWanted <= this.confirmedBelow) return;
+    this.confirming = true;
+    void this.runConfirms();
+  }
+
+  private async runConfirms(): Promise<void> {
+    try {
+      while (this.confirmedBelow < this.confirmWanted && !this.stopped && this.lease.valid()) {
+        const target = this.confirmWanted;
+        await this.deps.log.confirm(this.botId, target);
+        this.confirmedBelow = target;
+      }
+    } catch (err) {
+      // Unconfirmed only means a repeat after a takeover; try again shortly.
+      this.deps.logger.warn({ err, bot: this.botId }, "confirming delivered updates failed");
+      setTimeout(() => this.self((actor) => actor.confirm(0)), CONFIRM_RETRY_MS);
+    } finally {
+      this.confirming = false;
+    }
+  }
+
+  /** drop_pending_updates: forget what is buffered and not already on its way. */
+  private dropQueued(): void {
+    for (const [key, chat] of this.chats) {
+      const keep = chat.inFlight ? chat.ids.slice(0, 1) : [];
+      for (const id of chat.ids.slice(keep.length)) this.pending.delete(id);
+      if (keep.length === 0) this.chats.delete(key);
+      else Object.assign(chat, { ids: keep, failures: 0, notBefore: 0 });
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// One delivery attempt over HTTP, shared by webhooks and channel callbacks: the SSRF check
+// at delivery time, a POST with a hard timeout, no redirects, and an outcome the caller can
+// log and back off on. Never throws: every failure is an outcome.
+import { checkTarget, UrlRefused, type UrlPolicy } from "./ssrf.ts";
+
+/** Why: Telegram gives a webhook about this long; a receiver slower than that is treated as down. */
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** Why: the first retry comes quickly (a blip), later ones spread out. */
+export const BACKOFF_BASE_MS = 1000;
+/** Why: DESIGN §6 caps the backoff at a minute, so a recovered receiver is served within one. */
+export const BACKOFF_CAP_MS = 60_000;
+/** Why: a Retry-After is honoured, but one of days would park a chat far past the 24 h retention. */
+export const RETRY_AFTER_CAP_MS = 3600_000;
+/** Why: enough of a failing response's body to tell what went wrong, small enough for the log. */
+const ERROR_BODY_CHARS = 200;
+/** Why: resolving the host per request would cost a DNS round trip each; the verdict is short-lived. */
+const TARGET_CACHE_MS = 10_000;
+/** Why: bounds the verdict cache; past it the cache simply starts over. */
+const TARGET_CACHE_MAX = 10_000;
+
+export interface Outcome {
+  ok: boolean;
+  /** The HTTP status, or undefined when no response came (refused, timeout, network). */
+  status?: number;
+  latencyMs: number;
+  /** A sentence for last_error_message and the delivery log; undefined on success. */
+  error?: string;
+  /** From a Retry-After header, in ms. */
+  retryAfterMs?: number;
+}
+
+export interface PostOptions {
+  policy: UrlPolicy;
+  timeoutMs?: number;
+  /** Aborted when the delivery must stop now (lease lost, worker stopping). */
+  signal?: AbortSignal;
+}
+
+/** Per policy, since a test's injected resolver must not answer for the system one. */
+const verdictCaches = new WeakMap<UrlPolicy, Map<string, { at: number; refusal?: string }>>();
+
+/** checkTarget with a short cache of its verdict per URL origin. */
+async function refusalOf(url: string, policy: UrlPolicy): Promise<string | undefined> {
+  if (policy.allowPrivate) return undefined;
+  let verdicts = verdictCaches.get(policy);
+  if (!verdicts) verdictCaches.set(policy, (verdicts = new Map()));
+  const key = new URL(url).origin;
+  const cached = verdicts.get(key);
+  if (cached && Date.now() - cached.at < TARGET_CACHE_MS) return cached.refusal;
+  let refusal: string | undefined;
+  try {
+    await checkTarget(url, policy);
+  } catch (err) {
+    if (!(err instanceof UrlRefused)) throw err;
+    refusal = `refused: ${err.message}`;
+  }
+  if (verdicts.size >= TARGET_CACHE_MAX) verdicts.clear();
+  verdicts.set(key, { at: Date.now(), refusal });
+  return refusal;
+}
+
+/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value.trim()) * 1000 : Date.parse(value) - now;
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms));
+}
+
+export interface BackoffOptions {
+  baseMs?: number;
+  capMs?: number;
+}
+
+/** Exponential backoff with jitter: the n-th consecutive failure waits 50..100 % of base·2^(n-1), capped. */
+export function backoffMs(failures: number, options: BackoffOptions = {}, retryAfterMs?: number): number {
+  const base = options.baseMs ?? BACKOFF_BASE_MS;
+  const cap = options.capMs ?? BACKOFF_CAP_MS;
+  const ceiling = Math.min(cap, base * 2 ** Math.max(0, failures - 1));
+  const jittered = ceiling * (0.5 + Math.random() / 2);
+  return Math.max(jittered, retryAfterMs ?? 0);
+}
+
+export async function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<Outcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const refusal = await refusalOf(url, options.policy).catch((err: Error) => `refused: ${err.message}`);
+  if (refusal) return { ok: false, latencyMs: elapsed(), error: refusal };
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", ...headers },
+      // A redirect could point at a private address the guard never saw: it counts as a failure.
+      redirect: "manual",
+      signal,
+    });
+    const status = res.status;
+    if (status >= 200 && status < 300) {
+      await res.body?.cancel().catch(() => undefined);
+      return { ok: true, status, latencyMs: elapsed() };
+    }
+    const text = await res.text().catch(() => "");
+    const snippet = text.slice(0, ERROR_BODY_CHARS).trim();
+    const what = status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`;
+    return {
+      ok: false,
+      status,
+      latencyMs: elapsed(),
+      error: snippet ? `${what}: ${snippet}` : what,
+      retryAfterMs: parseRetryAfter(res.headers.get("retry-after")),
+    };
+  } catch (err) {
+    const error = timeout.aborted
+      ? `timed out after ${timeoutMs} ms`
+      : options.signal?.aborted
+        ? "aborted: delivery stopped"
+        : `connection failed: ${(err as Error).message}`;
+    return { ok: false, latencyMs: elapsed(), error };
+  }
+}

@@ -1,0 +1,153 @@
+// set-webhook, get-webhook-info, delete-webhook and the delivery log, as functions of a bot,
+// so the native routes and the Telegram facade share one implementation.
+import { pollSubject } from "../../actors/bot.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { Db, Queryable } from "../db/driver.ts";
+import { badRequest } from "../errors.ts";
+import { botActor } from "../http/runtime/service.ts";
+import type { Platform } from "../platform.ts";
+import {
+  clearWebhook, findWebhook, listAttempts, listCallbackDeliveries, upsertWebhook, type DbAttempt, type DbCallbackDelivery,
+  type UpdateKind,
+} from "./db.ts";
+import { checkTarget, UrlRefused, type Resolver } from "./ssrf.ts";
+import { webhookChangedSubject, type WebhookChanged } from "./worker.ts";
+
+/** Telegram's default and ceiling for parallel webhook connections. */
+export const DEFAULT_MAX_CONNECTIONS = 40;
+export const MAX_MAX_CONNECTIONS = 100;
+/** Telegram's secret_token rules: 1..256 of A-Z a-z 0-9 _ -. */
+export const SECRET_TOKEN_PATTERN = "^[A-Za-z0-9_-]{1,256}$";
+export const UPDATE_KINDS = ["message", "edited_message", "operator_message"] as const;
+
+export interface SetWebhookInput {
+  url: string;
+  secret_token?: string;
+  max_connections?: number;
+  allowed_updates?: UpdateKind[];
+  drop_pending_updates?: boolean;
+}
+
+export interface WebhookInfo {
+  url: string;
+  has_custom_certificate: false;
+  pending_update_count: number;
+  last_error_date?: number;
+  last_error_message?: string;
+  max_connections: number;
+  allowed_updates?: UpdateKind[];
+}
+
+/** The URL check of set-webhook and of bot creation: http(s), and a public address unless allowed. */
+export async function checkWebhookUrl(
+  config: Pick<Platform["config"], "allowPrivateWebhooks">, url: string, field = "url", resolve?: Resolver,
+): Promise<void> {
+  try {
+    await checkTarget(url, { allowPrivate: config.allowPrivateWebhooks, resolve });
+  } catch (err) {
+    if (err instanceof UrlRefused) throw badRequest(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Validation the request model cannot express (it already checked types and ranges). */
+function checkInput(input: SetWebhookInput): void {
+  if (input.secret_token !== undefined && !new RegExp(SECRET_TOKEN_PATTERN).test(input.secret_token)) {
+    throw badRequest("secret_token: 1..256 characters of A-Z, a-z, 0-9, _ and -");
+  }
+  const n = input.max_connections;
+  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > MAX_MAX_CONNECTIONS)) {
+    throw badRequest(`max_connections: an integer 1..${MAX_MAX_CONNECTIONS}`);
+  }
+  for (const kind of input.allowed_updates ?? []) {
+    if (!UPDATE_KINDS.includes(kind)) throw badRequest(`allowed_updates: "${kind}" is not one of ${UPDATE_KINDS.join(", ")}`);
+  }
+}
+
+/** Stores a webhook without side effects on polls or workers (bot creation runs it in its transaction). */
+export async function storeWebhook(db: Queryable, botId: string, input: SetWebhookInput): Promise<void> {
+  await upsertWebhook(db, botId, {
+    url: input.url,
+    secretToken: input.secret_token ?? null,
+    maxConnections: input.max_connections ?? DEFAULT_MAX_CONNECTIONS,
+    allowedUpdates: input.allowed_updates === undefined ? undefined : [...new Set(input.allowed_updates)],
+  });
+}
+
+/** Tells every process: parked polls end with 409, workers pick up the new settings. */
+async function announce(platform: Platform, botId: string, change: WebhookChanged, endPolls: boolean): Promise<void> {
+  if (endPolls) {
+    await botActor(platform, botId).ask((actor) => actor.endPollForWebhook());
+    // Polls parked in other web processes end as if a newer poll had come (also a 409).
+    await platform.bus.publish(pollSubject(botId), { instance: "set-webhook", poll: "set-webhook" }).catch(() => undefined);
+  }
+  await platform.bus.publish(webhookChangedSubject(botId), change).catch((err) =>
+    platform.logger.warn({ err, bot: botId }, "announcing a webhook change failed; workers see it at their next scan"),
+  );
+}
+
+export async function setWebhook(platform: Platform, bot: Pick<DbBot, "id">, input: SetWebhookInput): Promise<true> {
+  checkInput(input);
+  await checkWebhookUrl(platform.config, input.url);
+  await storeWebhook(platform.db, bot.id, input);
+  if (input.drop_pending_updates) await platform.updates.drop(bot.id);
+  await announce(platform, bot.id, { dropped: Boolean(input.drop_pending_updates) }, true);
+  return true;
+}
+
+export async function deleteWebhook(platform: Platform, bot: Pick<DbBot, "id">, dropPendingUpdates = false): Promise<true> {
+  await clearWebhook(platform.db, bot.id);
+  if (dropPendingUpdates) await platform.updates.drop(bot.id);
+  await announce(platform, bot.id, { dropped: dropPendingUpdates }, false);
+  return true;
+}
+
+export async function getWebhookInfo(platform: Platform, bot: Pick<DbBot, "id">): Promise<WebhookInfo> {
+  const [row, pending] = await Promise.all([findWebhook(platform.db, bot.id), platform.updates.pendingCount(bot.id)]);
+  const info: WebhookInfo = {
+    url: row?.url ?? "",
+    has_custom_certificate: false,
+    pending_update_count: pending,
+    max_connections: row?.url ? row.max_connections : DEFAULT_MAX_CONNECTIONS,
+  };
+  if (row?.last_error_date) info.last_error_date = Math.floor(row.last_error_date.getTime() / 1000);
+  if (row?.last_error_message) info.last_error_message = row.last_error_message;
+  if (row?.url && row.allowed_updates) info.allowed_updates = row.allowed_updates;
+  return info;
+}
+
+/** True while the bot has a webhook: get-updates answers 409 then. */
+export async function hasWebhook(db: Db, botId: string): Promise<boolean> {
+  return Boolean((await findWebhook(db, botId))?.url);
+}
+
+// ---- the cabinet's delivery log ------------------------------------------------------------
+
+export const toAttempt = (row: DbAttempt) => ({
+  id: row.id,
+  kind: row.kind,
+  update_id: row.update_id,
+  message_id: row.message_id,
+  url: row.url,
+  status_code: row.status_code,
+  latency_ms: row.latency_ms,
+  error: row.error,
+  attempted_at: row.attempted_at.toISOString(),
+});
+
+export const toCallbackDelivery = (row: DbCallbackDelivery) => ({
+  message_id: row.message_id,
+  conversation_id: row.conversation_id,
+  state: row.state,
+  attempts: row.attempts,
+  last_status: row.last_status,
+  last_error: row.last_error,
+  next_attempt_at: row.state === "pending" ? row.next_attempt_at.toISOString() : null,
+  created_at: row.created_at.toISOString(),
+  finished_at: row.finished_at?.toISOString() ?? null,
+});
+
+export const listDeliveries = async (db: Db, botId: string, limit: number) => (await listAttempts(db, botId, limit)).map(toAttempt);
+
+export const listCallbackStates = async (db: Db, botId: string, limit: number) =>
+  (await listCallbackDeliveries(db, botId, limit)).map(toCallbackDelivery);

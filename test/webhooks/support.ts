@@ -1,0 +1,108 @@
+// Fixtures for the webhook tests: a real HTTP receiver on 127.0.0.1 that records what it is
+// sent and how many requests were in flight at once, a worker scoped to the test's own bots,
+// and small helpers to make traffic.
+import { jetStreamLeases } from "../../src/leases/jetstream.ts";
+import type { Leases } from "../../src/leases/leases.ts";
+import { memoryLeases } from "../../src/leases/memory.ts";
+import type { Platform } from "../../src/platform.ts";
+import { startWebhookWorker, type WebhookWorker, type WorkerOptions } from "../../src/webhooks/worker.ts";
+import type { Client, TestBot } from "../support/harness.ts";
+
+export interface Received {
+  path: string;
+  headers: Headers;
+  body: any;
+  raw: string;
+  at: number;
+}
+
+export type Behaviour = (req: Received, nth: number) => Promise<Response> | Response;
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Most requests in flight at once, per path (the tests give each bot its own path). */
+  maxInFlight: Map<string, number>;
+  behave(fn: Behaviour): void;
+  stop(): void;
+}
+
+export function startReceiver(initial: Behaviour = () => new Response("ok")): Receiver {
+  let behaviour = initial;
+  const received: Received[] = [];
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      const raw = await request.text();
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {}
+      const entry = { path, headers: request.headers, body, raw, at: Date.now() };
+      received.push(entry);
+      const now = (inFlight.get(path) ?? 0) + 1;
+      inFlight.set(path, now);
+      maxInFlight.set(path, Math.max(maxInFlight.get(path) ?? 0, now));
+      try {
+        return await behaviour(entry, received.filter((r) => r.path === path).length);
+      } finally {
+        inFlight.set(path, inFlight.get(path)! - 1);
+      }
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    received,
+    maxInFlight,
+    behave: (fn) => void (behaviour = fn),
+    stop: () => void server.stop(true),
+  };
+}
+
+/** Fast retries and timeouts so the tests take seconds; production keeps the named defaults. */
+export const FAST: WorkerOptions = { scanIntervalMs: 300, timeoutMs: 1500, backoff: { baseMs: 50, capMs: 400 } };
+
+export function testWorker(platform: Platform, bots: Set<string>, options: WorkerOptions = {}): Promise<WebhookWorker> {
+  return startWebhookWorker(platform, { ...FAST, accept: (id) => bots.has(id), ...options });
+}
+
+/** Leases with a short TTL, of the platform's kind (JetStream KV in production mode). */
+export async function shortLeases(platform: Platform, ttlMs: number): Promise<Leases> {
+  return platform.nats ? jetStreamLeases(platform.nats, { ttlMs, bucket: "LEASES_WEBHOOK_TEST" }) : memoryLeases({ ttlMs });
+}
+
+export async function incoming(client: Client, bot: TestBot, chatId: string, text: string) {
+  const res = await client.post("/api/messages", { bot_id: bot.id, chat_id: chatId, text, channel: "web", user: { id: "u1" } });
+  if (res.status !== 200) throw new Error(`incoming failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.result;
+}
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** update_ids per chat in the order they first arrived, and how many arrived in all. */
+export function arrivals(received: Received[]): Map<string, number[]> {
+  const seen = new Set<number>();
+  const perChat = new Map<string, number[]>();
+  for (const r of received) {
+    const update = r.body;
+    const message = update.message ?? update.operator_message ?? update.edited_message;
+    if (seen.has(update.update_id)) continue;
+    seen.add(update.update_id);
+    const list = perChat.get(message.chat.id) ?? [];
+    list.push(update.update_id);
+    perChat.set(message.chat.id, list);
+  }
+  return perChat;
+}
