@@ -2,43 +2,77 @@
 // merged (the body wins). Form and query values are always strings, so readers accept an
 // integer written as digits and an object written as JSON text, as Telegram does.
 import type { Params } from "./model.ts";
-import { tgBadRequest } from "./errors.ts";
+import { TelegramError, tgBadRequest } from "./errors.ts";
 
 const INTEGER = /^-?\d{1,16}$/;
 
-export async function readParams(request: Request): Promise<Params> {
-  const params: Params = Object.fromEntries(new URL(request.url).searchParams);
-  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!request.body || request.method === "GET" || request.method === "HEAD") return params;
-  if (type === "application/json") {
-    const text = await request.text();
-    if (text.trim() === "") return params;
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw tgBadRequest("can't parse JSON object: the request body is not valid JSON");
+/** DESIGN §7's 64 KiB body limit, applied again to what a compressed body expands to. */
+export const MAX_DECODED_BODY_BYTES = 64 * 1024;
+/** Content-Encoding values a client may compress its body with (Telegraf on Bun gzips every call). */
+const DECODERS: Record<string, CompressionFormat> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
+
+async function decodedBody(request: Request): Promise<Uint8Array> {
+  const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (encoding === "" || encoding === "identity") return new Uint8Array(await request.arrayBuffer());
+  const format = DECODERS[encoding];
+  if (!format) throw tgBadRequest(`unsupported Content-Encoding "${encoding}"`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body!.pipeThrough(new DecompressionStream(format)).getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      size += next.value.byteLength;
+      if (size > MAX_DECODED_BODY_BYTES) throw new TelegramError(413, "Request Entity Too Large");
+      chunks.push(next.value);
     }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw tgBadRequest("can't parse JSON object: the request body must be a JSON object");
-    }
-    return { ...params, ...(body as Params) };
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    if (err instanceof TelegramError) throw err;
+    throw tgBadRequest(`can't decode the ${encoding} request body`);
   }
-  if (type === "application/x-www-form-urlencoded") {
-    return { ...params, ...Object.fromEntries(new URLSearchParams(await request.text())) };
+  return Buffer.concat(chunks);
+}
+
+function jsonBody(bytes: Uint8Array): Params {
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === "") return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw tgBadRequest("can't parse JSON object: the request body is not valid JSON");
   }
-  if (type === "multipart/form-data") {
-    let form: FormData;
-    try {
-      form = await request.formData();
-    } catch {
-      throw tgBadRequest("can't parse multipart/form-data body");
-    }
-    // Files are for media methods, which the facade does not offer; only text fields count.
-    for (const [key, value] of form) if (typeof value === "string") params[key] = value;
-    return params;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw tgBadRequest("can't parse JSON object: the request body must be a JSON object");
   }
+  return body as Params;
+}
+
+async function multipartBody(bytes: Uint8Array, contentType: string): Promise<Params> {
+  let form: FormData;
+  try {
+    form = await new Response(bytes as BodyInit, { headers: { "content-type": contentType } }).formData();
+  } catch {
+    throw tgBadRequest("can't parse multipart/form-data body");
+  }
+  const params: Params = {};
+  // Files are for media methods, which the facade does not offer; only text fields count.
+  for (const [key, value] of form) if (typeof value === "string") params[key] = value;
   return params;
+}
+
+export async function readParams(request: Request): Promise<Params> {
+  const query: Params = Object.fromEntries(new URL(request.url).searchParams);
+  if (!request.body || request.method === "GET" || request.method === "HEAD") return query;
+  const contentType = request.headers.get("content-type") ?? "";
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") return query;
+  const bytes = await decodedBody(request);
+  if (type === "application/json") return { ...query, ...jsonBody(bytes) };
+  if (type === "application/x-www-form-urlencoded") {
+    return { ...query, ...Object.fromEntries(new URLSearchParams(new TextDecoder().decode(bytes))) };
+  }
+  return { ...query, ...(await multipartBody(bytes, contentType)) };
 }
 
 const absent = (value: unknown) => value === undefined || value === null || value === "";
