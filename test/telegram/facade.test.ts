@@ -231,11 +231,25 @@ describe("other methods", () => {
   test("webhook info, deleteWebhook (with drop_pending_updates), setWebhook with an empty url", async () => {
     const bot = await createTestBot(client, alice);
     await incoming(bot, chat(), "pending");
-    expect((await tg(client, bot.token, "getWebhookInfo")).body.result).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 1 });
+    expect((await tg(client, bot.token, "getWebhookInfo")).body.result).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 1, max_connections: 40 });
     expect((await tg(client, bot.token, "setWebhook", { json: { url: "" } })).body).toEqual({ ok: true, result: true, description: "Webhook is already deleted" });
     expect((await tg(client, bot.token, "deleteWebhook", { json: { drop_pending_updates: true } })).body.result).toBe(true);
     expect((await tg(client, bot.token, "getWebhookInfo")).body.result.pending_update_count).toBe(0);
     expect((await tg(client, bot.token, "getUpdates")).body.result).toEqual([]);
+  });
+
+  test("a webhook set natively: getUpdates is Telegram's 409 until deleteWebhook through the facade", async () => {
+    const bot = await createTestBot(client, alice);
+    const url = "http://127.0.0.1:9/hook";
+    expect((await client.post(`/api/bots/${bot.id}/set-webhook`, { url }, bot.token)).status).toBe(200);
+    expect((await tg(client, bot.token, "getWebhookInfo")).body.result).toMatchObject({ url, pending_update_count: 0 });
+    expect(await tg(client, bot.token, "getUpdates")).toEqual({
+      status: 409,
+      body: { ok: false, error_code: 409, description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first" },
+    });
+    expect((await tg(client, bot.token, "deleteWebhook")).body).toEqual({ ok: true, result: true, description: "Webhook was deleted" });
+    expect((await client.get(`/api/bots/${bot.id}/get-webhook-info`, bot.token)).body.result.url).toBe("");
+    expect(await tg(client, bot.token, "getUpdates")).toEqual({ status: 200, body: { ok: true, result: [] } });
   });
 
   test("sendChatAction: typing is announced on the bus; unknown actions and chats are 400; logOut and close are true", async () => {

@@ -107,7 +107,7 @@ describe(`grammY long polling (${MODE})`, () => {
     expect(await bot.api.getMyCommands({ language_code: "de" })).toEqual([]);
     expect(await bot.api.deleteMyCommands()).toBe(true);
     expect(await bot.api.sendChatAction(chat, "typing")).toBe(true);
-    expect(await bot.api.getWebhookInfo()).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 1 });
+    expect(await bot.api.getWebhookInfo()).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 1, max_connections: 40 });
     expect(await bot.api.deleteMessage(chat, sent.message_id)).toBe(true);
   });
 });

@@ -1,12 +1,13 @@
-// The facade's bot settings: the command list and the webhook methods. Commands go
-// through the native service and the native request model; only Telegram's default
-// scope exists here (DESIGN §6 has one list per bot).
+// The facade's bot settings: the command list and the webhook methods, through the native
+// services (src/http/runtime, src/webhooks) and the native request model. Only Telegram's
+// default command scope exists here (DESIGN §6 has one list per bot).
 import { Value } from "@sinclair/typebox/value";
 import type { DbBot } from "../../db/bots.ts";
 import type { BotCommand } from "../../db/commands.ts";
 import type { Platform } from "../../platform.ts";
 import { SetMyCommandsRequest } from "../runtime/model.ts";
 import * as native from "../runtime/service.ts";
+import * as webhooks from "../../webhooks/service.ts";
 import { tgBadRequest } from "./errors.ts";
 import type { Params, TelegramResult } from "./model.ts";
 import { optionalArray, optionalBool, optionalObject, optionalString } from "./params.ts";
@@ -41,30 +42,20 @@ export async function deleteMyCommands(platform: Platform, bot: DbBot, params: P
   return isDefaultScope(params) ? native.deleteMyCommands(platform, bot) : true;
 }
 
-export async function getWebhookInfo(platform: Platform, bot: DbBot) {
-  return {
-    url: bot.webhook_url ?? "",
-    has_custom_certificate: false,
-    pending_update_count: await platform.updates.pendingCount(bot.id),
-  };
-}
+export const getWebhookInfo = (platform: Platform, bot: DbBot) => webhooks.getWebhookInfo(platform, bot);
 
-/**
- * Long polling needs no webhook, and libraries call this before they poll. Removing a
- * webhook that is set belongs to the native webhook service (not built yet), so that
- * case is refused rather than answered with a `true` that would not be true.
- * TODO(issue 7, webhook mode): call the native delete-webhook once it exists.
- */
 export async function deleteWebhook(platform: Platform, bot: DbBot, params: Params): Promise<TelegramResult> {
-  const drop = optionalBool(params, "drop_pending_updates");
-  if (bot.webhook_url) throw tgBadRequest("deleting a webhook through this API is not supported yet");
-  if (drop) await platform.updates.drop(bot.id);
-  return { result: true, description: "Webhook is already deleted" };
+  const drop = optionalBool(params, "drop_pending_updates") ?? false;
+  const had = Boolean(bot.webhook_url);
+  await webhooks.deleteWebhook(platform, bot, drop);
+  return { result: true, description: had ? "Webhook was deleted" : "Webhook is already deleted" };
 }
 
 /**
- * An empty url is Telegram's other way to delete the webhook.
- * TODO(issue 7, webhook mode): set the webhook through the native service once it exists.
+ * An empty url is Telegram's other way to delete the webhook. Setting one is refused
+ * until the webhook worker can deliver Telegram-shaped updates: a Telegram library would
+ * not understand the native ones it sends now.
+ * TODO(issue 7, webhook mode): pass it to the native set-webhook, marked as a Telegram-format webhook.
  */
 export async function setWebhook(platform: Platform, bot: DbBot, params: Params): Promise<TelegramResult> {
   const url = optionalString(params, "url");
