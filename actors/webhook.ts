@@ -161,6 +161,9 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     }
     // A lost lease: another worker may be delivering now; record nothing, change nothing.
     if (this.stopped || !this.lease.valid() || !chat || chat.ids[0] !== id) return;
+    // To the back of the line: with fewer connections than chats, every chat gets its turn.
+    this.chats.delete(key);
+    this.chats.set(key, chat);
     this.deps.recorder.add({
       bot_id: this.botId, kind: "webhook", update_id: id, message_id: null, url: webhook.url, status_code: outcome.status ?? null,
       latency_ms: outcome.latencyMs, error: outcome.error ?? null, attempted_at: attemptedAt.toISOString(),

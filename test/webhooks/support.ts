@@ -21,7 +21,7 @@ export type Behaviour = (req: Received, nth: number) => Promise<Response> | Resp
 export interface Receiver {
   url: string;
   received: Received[];
-  /** Most requests in flight at once, per path (the tests give each bot its own path). */
+  /** Most requests in flight at once, per path (the tests give each bot its own path) and per "path chat". */
   maxInFlight: Map<string, number>;
   behave(fn: Behaviour): void;
   stop(): void;
@@ -44,13 +44,17 @@ export function startReceiver(initial: Behaviour = () => new Response("ok")): Re
       } catch {}
       const entry = { path, headers: request.headers, body, raw, at: Date.now() };
       received.push(entry);
-      const now = (inFlight.get(path) ?? 0) + 1;
-      inFlight.set(path, now);
-      maxInFlight.set(path, Math.max(maxInFlight.get(path) ?? 0, now));
+      const chat = chatOf(body);
+      const keys = chat === undefined ? [path] : [path, `${path} ${chat}`];
+      for (const key of keys) {
+        const now = (inFlight.get(key) ?? 0) + 1;
+        inFlight.set(key, now);
+        maxInFlight.set(key, Math.max(maxInFlight.get(key) ?? 0, now));
+      }
       try {
         return await behaviour(entry, received.filter((r) => r.path === path).length);
       } finally {
-        inFlight.set(path, inFlight.get(path)! - 1);
+        for (const key of keys) inFlight.set(key, inFlight.get(key)! - 1);
       }
     },
   });
@@ -91,18 +95,22 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
   }
 }
 
-/** update_ids per chat in the order they first arrived, and how many arrived in all. */
+/** The chat of an Update or a callback body. */
+function chatOf(body: any): string | undefined {
+  return (body?.message ?? body?.operator_message ?? body?.edited_message)?.chat?.id ?? body?.conversation?.chat_id;
+}
+
+/** update_ids per chat in the order they first arrived (update_ids are per bot: one path per bot). */
 export function arrivals(received: Received[]): Map<string, number[]> {
-  const seen = new Set<number>();
+  const seen = new Set<string>();
   const perChat = new Map<string, number[]>();
   for (const r of received) {
     const update = r.body;
-    const message = update.message ?? update.operator_message ?? update.edited_message;
-    if (seen.has(update.update_id)) continue;
-    seen.add(update.update_id);
-    const list = perChat.get(message.chat.id) ?? [];
-    list.push(update.update_id);
-    perChat.set(message.chat.id, list);
+    const key = `${r.path} ${update.update_id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const chat = chatOf(update)!;
+    perChat.set(chat, [...(perChat.get(chat) ?? []), update.update_id]);
   }
   return perChat;
 }

@@ -1,0 +1,108 @@
+// Two workers, one lease per bot: a crashed worker's bots are taken over once its leases
+// expire, nothing is lost (at-least-once), per-chat order holds, and no bot is ever
+// delivered by both at once.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Leases } from "../../src/leases/leases.ts";
+import type { WebhookWorker } from "../../src/webhooks/worker.ts";
+import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { arrivals, incoming, shortLeases, startReceiver, testWorker, until, type Receiver } from "./support.ts";
+
+/** Short, so a takeover takes a second or two, yet several renewals long. */
+const TTL_MS = 1500;
+
+let client: Client;
+let alice: TestUser;
+let receiver: Receiver;
+let leases: Leases;
+const mine = new Set<string>();
+const workers: WebhookWorker[] = [];
+
+beforeAll(async () => {
+  client = await testClient();
+  alice = await registerUser(client);
+  receiver = startReceiver(async () => {
+    await Bun.sleep(40);
+    return new Response("ok");
+  });
+  leases = await shortLeases(client.platform, TTL_MS);
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await leases.close();
+  receiver.stop();
+});
+
+const worker = async () => {
+  const w = await testWorker(client.platform, mine, { leases, leaseTtlMs: TTL_MS, scanIntervalMs: 200 });
+  workers.push(w);
+  return w;
+};
+
+async function hookedBot(path: string, maxConnections: number): Promise<TestBot> {
+  const bot = await createTestBot(client, alice);
+  mine.add(bot.id);
+  await client.post(`/api/bots/${bot.id}/set-webhook`, { url: `${receiver.url}${path}`, max_connections: maxConnections }, bot.token);
+  return bot;
+}
+
+/** Sends `rounds` messages to each of `chats` chats; returns the chat ids with their update order to come. */
+async function traffic(bot: TestBot, chats: number, rounds: number): Promise<string[]> {
+  const ids = Array.from({ length: chats }, () => `t-${crypto.randomUUID()}`);
+  for (let round = 0; round < rounds; round++) {
+    await Promise.all(ids.map((c) => incoming(client, bot, c, `${c} ${round}`)));
+  }
+  return ids;
+}
+
+describe("takeover", () => {
+  test("kill the worker mid-delivery and start another: nothing lost, order per chat, never two deliverers", async () => {
+    const first = await worker();
+    const serial = await hookedBot("/serial", 1);
+    const parallel = await hookedBot("/parallel", 3);
+    await until("first worker delivering", () => first.holds("webhook", serial.id) && first.holds("webhook", parallel.id));
+    const chats = [...(await traffic(serial, 3, 10)), ...(await traffic(parallel, 3, 10))];
+    await until("some delivered", () => receiver.received.length >= 10);
+    await first.crash();
+    const crashedAt = Date.now();
+    const second = await worker();
+    const distinct = () => new Set(receiver.received.map((r) => `${r.path} ${r.body.update_id}`)).size;
+    await until("every update delivered", () => distinct() === 60, 30_000);
+    expect(second.holds("webhook", serial.id)).toBe(true);
+    expect(second.holds("webhook", parallel.id)).toBe(true);
+    // The second worker waited for the crashed one's leases to expire.
+    const afterCrash = receiver.received.filter((r) => r.at > crashedAt + 100);
+    expect(afterCrash[0]!.at - crashedAt).toBeGreaterThanOrEqual(TTL_MS * 0.5);
+    // Never two requests of the serial bot at once (it allows one connection), never two of one chat.
+    expect(receiver.maxInFlight.get("/serial")).toBe(1);
+    expect(receiver.maxInFlight.get("/parallel")).toBeLessThanOrEqual(3);
+    for (const chat of chats.slice(3)) expect(receiver.maxInFlight.get(`/parallel ${chat}`)).toBe(1);
+    // Every chat's updates first arrived in the order they were made.
+    const perChat = arrivals(receiver.received);
+    expect([...perChat.keys()].sort()).toEqual([...chats].sort());
+    for (const [, ids] of perChat) {
+      expect(ids).toHaveLength(10);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    }
+    for (const bot of [serial, parallel]) {
+      await until("confirmed", async () => {
+        const info = await client.get(`/api/bots/${bot.id}/get-webhook-info`, bot.token);
+        return info.body.result.pending_update_count === 0;
+      });
+    }
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+
+  test("a graceful stop hands the bot over at once", async () => {
+    const before = await worker();
+    const bot = await hookedBot("/handover", 2);
+    await until("held", () => before.holds("webhook", bot.id));
+    await before.stop();
+    const stoppedAt = Date.now();
+    const after = await worker();
+    await until("taken over", () => after.holds("webhook", bot.id));
+    expect(Date.now() - stoppedAt).toBeLessThan(TTL_MS);
+    const [chatId] = await traffic(bot, 1, 1);
+    await until("delivered by the new worker", () => receiver.received.some((r) => r.body.message?.chat.id === chatId));
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+});
