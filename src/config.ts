@@ -19,6 +19,8 @@ export interface Config {
   rateLimits: boolean;
   limits: RateLimitSettings;
   jwtTtlSeconds: number;
+  /** VAPID subject: how push services can reach the operator of this server. */
+  pushContact: string;
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +92,16 @@ function parsePositiveInt(name: string, raw: string | undefined, fallback: numbe
   return n;
 }
 
+/** Push services require an https: URL or a mailto: address identifying the sender. */
+function parsePushContact(raw: string | undefined, publicUrl: string): string {
+  if (raw) {
+    if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(raw)) throw new ConfigError(`PUSH_CONTACT must be a mailto: address or an https: URL, got "${raw}"`);
+    return raw;
+  }
+  const url = new URL(publicUrl);
+  return url.protocol === "https:" ? url.origin : `mailto:operator@${url.hostname}`;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const databaseUrl = parseUrl("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
   const natsUrl = parseUrl("NATS_URL", env.NATS_URL, ["nats:", "tls:"]);
@@ -131,6 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginPerIp: parsePositiveInt("RATE_LIMIT_LOGIN_PER_IP", env.RATE_LIMIT_LOGIN_PER_IP, DEFAULT_RATE_LIMITS.loginPerIp),
       botSendPerSecond: parsePositiveInt("RATE_LIMIT_BOT_SEND_PER_SECOND", env.RATE_LIMIT_BOT_SEND_PER_SECOND, DEFAULT_RATE_LIMITS.botSendPerSecond),
     },
+    pushContact: parsePushContact(env.PUSH_CONTACT, publicUrl),
     jwtTtlSeconds: parsePositiveInt("JWT_TTL_SECONDS", env.JWT_TTL_SECONDS, DEFAULT_JWT_TTL_SECONDS),
   };
 }

@@ -32,7 +32,14 @@ describe("loadConfig defaults", () => {
       rateLimits: true,
       limits: { publicPerIp: 120, publicPerBot: 3000, loginPerEmail: 10, loginPerIp: 100, botSendPerSecond: 30 },
       jwtTtlSeconds: 7 * 24 * 3600,
+      pushContact: "mailto:operator@localhost",
     });
+  });
+
+  test("PUSH_CONTACT defaults from an https PUBLIC_URL and must be mailto: or https:", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://inbox.example.com/" }).pushContact).toBe("https://inbox.example.com");
+    expect(loadConfig({ PUSH_CONTACT: "mailto:ops@example.com" }).pushContact).toBe("mailto:ops@example.com");
+    expect(configError({ PUSH_CONTACT: "http://example.com" })).toContain("PUSH_CONTACT");
   });
 
   test("each rate limit has its own setting, validated", () => {

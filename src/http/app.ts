@@ -12,6 +12,7 @@ import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
 import { runtimeRoutes } from "./runtime/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
+import { pushRoutes } from "./push/routes.ts";
 import { telegramRoutes } from "./telegram/routes.ts";
 import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
@@ -54,6 +55,7 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(inboxRoutes(platform))
     .use(runtimeRoutes(platform))
     .use(webhookRoutes(platform))
+    .use(pushRoutes(platform))
     .use(telegramRoutes(platform));
 }
 

@@ -64,7 +64,7 @@ export const CHAT_ACTIONS = new Set([
 
 export type Params = Record<string, unknown>;
 
-/** A Telegram method: what the route hands it is the bot and its merged parameters. */
+/** What a method answers: the envelope's `result`, and sometimes a sentence beside it. */
 export interface TelegramResult {
   result: unknown;
   /** Telegram adds a sentence to some successes ("Webhook is already deleted"). */

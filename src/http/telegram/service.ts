@@ -23,7 +23,7 @@ const FACADE_DEFAULT_TIMEOUT_SECONDS = 0;
 
 type Method = (platform: Platform, bot: DbBot, params: Params) => Promise<TelegramResult>;
 
-const done = (result: unknown, description?: string): TelegramResult => (description ? { result, description } : { result });
+const done = (result: unknown): TelegramResult => ({ result });
 
 /** Telegram's method names, lowercased: Telegram matches them case-insensitively. */
 const METHODS: Record<string, Method> = {
@@ -64,7 +64,7 @@ function requireText(params: Params, name = "text"): string {
 /** Telegram's reply_markup: an object, often sent as JSON text by form-encoding clients. */
 const replyMarkup = (params: Params) => optionalObject(params, "reply_markup", "reply keyboard markup JSON object");
 
-export async function findChat(platform: Platform, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
+async function findChat(platform: Platform, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
   const chat = "number" in ref
     ? await findTelegramChatByNumber(platform.db, bot.id, ref.number)
     : await findTelegramChatByChatId(platform.db, bot.id, ref.chatId);

@@ -1,0 +1,64 @@
+// PushActor: one per operator (user). Turns that user's incoming-message events into Web
+// Push notifications on each of their subscribed browsers, one event at a time so a
+// burst of messages arrives in order and never floods a push service in parallel.
+import type { Db } from "../src/db/driver.ts";
+import { listPushSubscriptions, recordPushFailure, recordPushSuccess, removePushSubscription } from "../src/db/push.ts";
+import type { PlatformEvent } from "../src/effects.ts";
+import type { Logger } from "../src/logger.ts";
+import { sendPush, type PushOutcome, type PushPayload } from "../src/push/send.ts";
+import type { VapidKeys } from "../src/push/vapid.ts";
+import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
+
+/** A lock-screen line; the inbox has the rest. */
+export const PUSH_BODY_MAX_LENGTH = 200;
+/** A subscription failing this many times in a row (not "gone", just failing) is dropped. */
+export const MAX_CONSECUTIVE_FAILURES = 20;
+
+export interface PushDeps {
+  db: Db;
+  logger: Logger;
+  vapid: VapidKeys;
+  subject: string;
+  policy: UrlPolicy;
+  publicUrl: string;
+}
+
+export function pushPayload(event: PlatformEvent, publicUrl: string): PushPayload {
+  const contact = event.conversation.contact;
+  const who = contact?.name || [contact?.first_name, contact?.last_name].filter(Boolean).join(" ") || contact?.email || "Visitor";
+  const text = event.message?.text ?? "";
+  return {
+    title: `${who} · ${event.conversation.channel}`,
+    body: text.length > PUSH_BODY_MAX_LENGTH ? `${text.slice(0, PUSH_BODY_MAX_LENGTH - 1)}…` : text,
+    conversation_id: event.conversation.id,
+    bot_id: event.bot_id,
+    url: `${publicUrl}/#/inbox/${event.conversation.id}`,
+  };
+}
+
+export class PushActor {
+  constructor(
+    private readonly deps: PushDeps,
+    readonly userId: string,
+  ) {}
+
+  /** Returns the outcome per subscription (tests and logs). */
+  async notify(event: PlatformEvent): Promise<PushOutcome[]> {
+    const { db, logger } = this.deps;
+    const payload = pushPayload(event, this.deps.publicUrl);
+    const outcomes: PushOutcome[] = [];
+    for (const sub of await listPushSubscriptions(db, this.userId)) {
+      const result = await sendPush(sub, payload, this.deps.vapid, this.deps.subject, this.deps.policy);
+      outcomes.push(result.outcome);
+      if (result.outcome === "delivered") {
+        await recordPushSuccess(db, sub.id);
+      } else if (result.outcome === "gone") {
+        await removePushSubscription(db, sub.id);
+      } else if ((await recordPushFailure(db, sub.id)) >= MAX_CONSECUTIVE_FAILURES) {
+        await removePushSubscription(db, sub.id);
+      }
+      if (result.outcome !== "delivered") logger.info({ user: this.userId, status: result.status, error: result.error }, "push not delivered");
+    }
+    return outcomes;
+  }
+}

@@ -1,0 +1,39 @@
+import { deletePushSubscription, listPushSubscriptions, upsertPushSubscription, type DbPushSubscription } from "../../db/push.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import type { Platform } from "../../platform.ts";
+import { loadVapidKeys } from "../../push/vapid.ts";
+import { checkTarget, UrlRefused } from "../../webhooks/ssrf.ts";
+import type { PushSubscription, PushSubscriptionRequest } from "./model.ts";
+
+/** An uncompressed P-256 point and a Web Push auth secret (RFC 8291). */
+const P256DH_BYTES = 65;
+const AUTH_BYTES = 16;
+
+const toSubscription = (row: DbPushSubscription): PushSubscription => ({
+  id: row.id, endpoint: row.endpoint, created_at: row.created_at.toISOString(),
+});
+
+export async function publicKey(platform: Platform): Promise<{ public_key: string }> {
+  return { public_key: (await loadVapidKeys(platform.db)).publicKey };
+}
+
+export async function subscribe(platform: Platform, userId: string, body: PushSubscriptionRequest): Promise<PushSubscription> {
+  if (Buffer.from(body.keys.p256dh, "base64url").length !== P256DH_BYTES) throw badRequest(`keys.p256dh: must be ${P256DH_BYTES} bytes`);
+  if (Buffer.from(body.keys.auth, "base64url").length !== AUTH_BYTES) throw badRequest(`keys.auth: must be ${AUTH_BYTES} bytes`);
+  try {
+    await checkTarget(body.endpoint, { allowPrivate: platform.config.allowPrivateWebhooks });
+  } catch (err) {
+    if (err instanceof UrlRefused) throw badRequest(`endpoint: ${err.message}`);
+    throw err;
+  }
+  return toSubscription(await upsertPushSubscription(platform.db, userId, body.endpoint, body.keys.p256dh, body.keys.auth));
+}
+
+export async function unsubscribe(platform: Platform, userId: string, endpoint: string): Promise<true> {
+  if (!(await deletePushSubscription(platform.db, userId, endpoint))) throw notFound("push subscription");
+  return true;
+}
+
+export async function subscriptions(platform: Platform, userId: string): Promise<PushSubscription[]> {
+  return (await listPushSubscriptions(platform.db, userId)).map(toSubscription);
+}

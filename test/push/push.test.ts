@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Server } from "bun";
+import { startPushWorker, type PushWorker } from "../../src/push/worker.ts";
+import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { browserKeys, decryptPush, type BrowserKeys } from "./webpush.ts";
+
+interface Received {
+  headers: Headers;
+  body: Uint8Array;
+}
+
+let client: Client;
+let user: TestUser;
+let bot: TestBot;
+let worker: PushWorker;
+let pushService: Server<unknown>;
+const received: Received[] = [];
+let answer = 201;
+
+beforeAll(async () => {
+  client = await testClient();
+  user = await registerUser(client);
+  bot = await createTestBot(client, user, "Push bot");
+  pushService = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      received.push({ headers: req.headers, body: new Uint8Array(await req.arrayBuffer()) });
+      return new Response(null, { status: answer });
+    },
+  });
+  worker = await startPushWorker(client.platform, { consumerName: `push-test-${crypto.randomUUID()}` });
+});
+
+afterAll(async () => {
+  await worker.stop();
+  pushService.stop(true);
+  await client.platform.close();
+});
+
+async function waitFor<T>(check: () => T | undefined, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await Bun.sleep(25);
+  }
+}
+
+async function subscribe(path: string): Promise<BrowserKeys> {
+  const keys = await browserKeys();
+  const res = await client.post("/api/push/subscriptions", {
+    endpoint: `http://127.0.0.1:${pushService.port}${path}`, keys: { p256dh: keys.p256dh, auth: keys.auth },
+  }, user.token);
+  expect(res.status).toBe(201);
+  return keys;
+}
+
+describe("operator push notifications", () => {
+  test("the VAPID public key is stable and needs a user token", async () => {
+    const a = await client.get("/api/push/public-key", user.token);
+    const b = await client.get("/api/push/public-key", user.token);
+    expect(a.body.result.public_key).toMatch(/^[A-Za-z0-9_-]{80,}$/);
+    expect(b.body.result.public_key).toBe(a.body.result.public_key);
+    expect((await client.get("/api/push/public-key")).status).toBe(401);
+  });
+
+  test("an incoming message reaches the operator's browser, encrypted and VAPID-signed", async () => {
+    const keys = await subscribe("/sub-1");
+    received.length = 0;
+    await client.post("/api/messages", { bot_id: bot.id, chat_id: "push-chat", text: "I need help", user: { id: "v1", first_name: "Vera" } });
+    const got = await waitFor(() => received[0]);
+    expect(got.headers.get("content-encoding")).toBe("aes128gcm");
+    expect(Number(got.headers.get("ttl"))).toBeGreaterThan(0);
+    const publicKey = (await client.get("/api/push/public-key", user.token)).body.result.public_key;
+    expect(got.headers.get("authorization")).toContain(`k=${publicKey}`);
+    const payload = JSON.parse(await decryptPush(got.body, keys));
+    expect(payload).toMatchObject({ title: "Vera · custom_api", body: "I need help", bot_id: bot.id });
+    expect(payload.url).toContain(payload.conversation_id);
+    await client.request("DELETE", "/api/push/subscriptions", { body: { endpoint: `http://127.0.0.1:${pushService.port}/sub-1` }, token: user.token });
+  });
+
+  test("operator and bot replies do not notify; a subscription the service calls gone is removed", async () => {
+    await subscribe("/sub-2");
+    received.length = 0;
+    const accepted = (await client.post("/api/messages", { bot_id: bot.id, chat_id: "push-2", text: "first" })).body.result;
+    await waitFor(() => received[0]);
+    await client.post(`/api/inbox/${accepted.conversation_id}`, { text: "operator reply" }, user.token);
+    answer = 410;
+    await client.post("/api/messages", { bot_id: bot.id, chat_id: "push-2", text: "second" });
+    await waitFor(() => (received.length >= 2 ? true : undefined));
+    const deadline = Date.now() + 5000;
+    let list: any[] = [];
+    while (Date.now() < deadline) {
+      list = (await client.get("/api/push/subscriptions", user.token)).body.result;
+      if (list.length === 0) break;
+      await Bun.sleep(50);
+    }
+    expect(list).toEqual([]);
+    expect(received).toHaveLength(2);
+    answer = 201;
+  });
+
+  test("subscription validation and isolation", async () => {
+    const keys = await browserKeys();
+    const post = (body: unknown) => client.post("/api/push/subscriptions", body, user.token);
+    expect((await post({ endpoint: "not a url", keys: { p256dh: keys.p256dh, auth: keys.auth } })).status).toBe(400);
+    const shortKey = await post({ endpoint: "https://push.example/x", keys: { p256dh: "AAAA", auth: keys.auth } });
+    expect(shortKey.status).toBe(400);
+    expect(shortKey.body.error).toContain("p256dh");
+    expect((await post({ endpoint: "https://push.example/x" })).body.error).toContain("keys");
+    const other = await registerUser(client);
+    const del = await client.request("DELETE", "/api/push/subscriptions", { body: { endpoint: "https://push.example/none" }, token: other.token });
+    expect(del.status).toBe(404);
+  });
+});
