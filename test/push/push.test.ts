@@ -6,7 +6,7 @@ import { browserKeys, decryptPush, type BrowserKeys } from "./webpush.ts";
 
 interface Received {
   headers: Headers;
-  body: Uint8Array;
+  body: Uint8Array<ArrayBuffer>;
 }
 
 let client: Client;

@@ -5,8 +5,8 @@ export interface BrowserKeys {
   p256dh: string;
   auth: string;
   privateKey: CryptoKey;
-  publicRaw: Uint8Array;
-  authRaw: Uint8Array;
+  publicRaw: Uint8Array<ArrayBuffer>;
+  authRaw: Uint8Array<ArrayBuffer>;
 }
 
 export async function browserKeys(): Promise<BrowserKeys> {
@@ -22,13 +22,13 @@ export async function browserKeys(): Promise<BrowserKeys> {
   };
 }
 
-async function hkdf(salt: Uint8Array, ikm: Uint8Array, info: Uint8Array, length: number): Promise<Uint8Array> {
+async function hkdf(salt: BufferSource, ikm: BufferSource, info: BufferSource, length: number): Promise<Uint8Array<ArrayBuffer>> {
   const key = await crypto.subtle.importKey("raw", ikm, "HKDF", false, ["deriveBits"]);
   return new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info }, key, length * 8));
 }
 
 const text = (s: string) => new TextEncoder().encode(s);
-const concat = (...parts: Uint8Array[]) => {
+const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -39,7 +39,7 @@ const concat = (...parts: Uint8Array[]) => {
 };
 
 /** Decrypts a single-record aes128gcm body (what web-push sends) with the browser's keys. */
-export async function decryptPush(body: Uint8Array, keys: BrowserKeys): Promise<string> {
+export async function decryptPush(body: Uint8Array<ArrayBuffer>, keys: BrowserKeys): Promise<string> {
   const salt = body.slice(0, 16);
   const idLength = body[20]!;
   const serverPublic = body.slice(21, 21 + idLength);
