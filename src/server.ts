@@ -3,6 +3,7 @@ import { createApp, type AppState } from "./http/app.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
 import { startWebhookWorker } from "./webhooks/worker.ts";
+import { startPushWorker } from "./push/worker.ts";
 
 /** Bun's own ceiling, above our 64 KiB check, so an oversized body is refused without buffering it all. */
 const SERVER_MAX_BODY_BYTES = 1024 * 1024;
@@ -54,8 +55,22 @@ interface Running {
   stop(): Promise<void>;
 }
 
-/** Opens what `role` runs: the HTTP front, the webhook worker, or both (the all-in-one default). */
-async function startRole(role: "all" | "web" | "webhook", config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
+export type Role = "all" | "web" | "webhook" | "push";
+
+/** Opens what `role` runs: the HTTP front, one worker, or all of them (the all-in-one default). */
+async function startRole(role: Role, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
+  if (role === "push") {
+    const platform = await openPlatform(config, logger, { processName: "push", ...overrides });
+    const worker = await startPushWorker(platform);
+    return {
+      describe: "sending operator push notifications",
+      async stop() {
+        platform.beginShutdown();
+        await worker.stop();
+        await platform.close();
+      },
+    };
+  }
   if (role === "webhook") {
     const platform = await openPlatform(config, logger, { processName: "webhook", ...overrides });
     const worker = await startWebhookWorker(platform);
@@ -70,19 +85,21 @@ async function startRole(role: "all" | "web" | "webhook", config: Config, logger
   }
   const server = await startServer(config, logger, overrides);
   const worker = role === "all" ? await startWebhookWorker(server.platform) : undefined;
+  const push = role === "all" ? await startPushWorker(server.platform) : undefined;
   return {
     describe: `serving on ${server.url}`,
     url: server.url,
     async stop() {
       // Leases are released first, so another process takes the bots over at once.
       await worker?.stop();
+      await push?.stop();
       await server.stop();
     },
   };
 }
 
 /** Entry for every process: exits 1 with a clear sentence on bad configuration. */
-export async function main(role: "all" | "web" | "webhook", overrides: OpenOptions = {}): Promise<void> {
+export async function main(role: Role, overrides: OpenOptions = {}): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
