@@ -17,6 +17,8 @@ import { telegramRoutes } from "./telegram/routes.ts";
 import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
 import { systemRoutes } from "./system/routes.ts";
+import { publicCors } from "./cors.ts";
+import { streamRoutes } from "./streams/routes.ts";
 
 /** DESIGN §7: bodies above 64 KiB are refused with 413 before they are read. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -44,6 +46,7 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .onAfterResponse({ as: "global" }, ({ request, set }) => {
       log.debug({ method: request.method, url: request.url, status: set.status, rid: set.headers["x-request-id"] }, "request");
     })
+    .use(publicCors())
     .use(systemRoutes(platform, () => state.draining))
     .use(openApiDocs())
     .use(authRoutes(platform))
@@ -56,7 +59,8 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(runtimeRoutes(platform))
     .use(webhookRoutes(platform))
     .use(pushRoutes(platform))
-    .use(telegramRoutes(platform));
+    .use(telegramRoutes(platform))
+    .use(streamRoutes(platform));
 }
 
 export type App = ReturnType<typeof createApp>;

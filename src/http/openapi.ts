@@ -19,6 +19,7 @@ export const TAGS = [
   { name: "Inbox", description: "The operator inbox" },
   { name: "Widget", description: "Public widget configuration" },
   { name: "System", description: "Health and readiness" },
+  { name: "Live streams", description: "Server-Sent Events for the widget and the cabinet inbox, resumable by Last-Event-ID" },
   { name: "Push", description: "Operator push notifications (Web Push)" },
 ];
 

@@ -9,6 +9,7 @@ import { badRequest, forbidden, notFound } from "../../errors.ts";
 import type { Platform } from "../../platform.ts";
 import { MINUTE_MS } from "../../ratelimit.ts";
 import type { ChannelType } from "../channels/model.ts";
+import { checkWidgetOrigin } from "../cors.ts";
 import type { Message } from "../inbox/model.ts";
 import { toMessage } from "../inbox/view.ts";
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type AcceptedMessage, type HistoryQuery, type IncomingMessageRequest } from "./model.ts";
@@ -16,7 +17,7 @@ import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type AcceptedMessage, type Hi
 /** Timestamps above this are milliseconds (10^12 ms is 2001; 10^12 s is year 33658). */
 const MILLISECOND_THRESHOLD = 1e12;
 /** Public history is for chats a visitor owns in a browser; CRM/e-mail/form chats stay private. */
-const PUBLIC_HISTORY_CHANNELS = new Set(["web", "website", "widget"]);
+export const PUBLIC_HISTORY_CHANNELS: ReadonlySet<string> = new Set(["web", "website", "widget"]);
 
 /** Public endpoints are limited per client IP and, once the bot is known, per bot (DESIGN §7). */
 export function limitPublic(platform: Platform, ip: string, botId?: string): void {
@@ -77,11 +78,12 @@ export function planIncoming(body: IncomingMessageRequest, selectedByWidgetKey: 
 }
 
 export async function acceptMessage(
-  platform: Platform, body: IncomingMessageRequest, idempotencyKey: string | undefined, ip: string,
+  platform: Platform, body: IncomingMessageRequest, idempotencyKey: string | undefined, ip: string, origin: string | null = null,
 ): Promise<AcceptedMessage> {
   limitPublic(platform, ip);
   const bot = await selectBot(platform, body.bot_id, body.widget_key);
   limitPublic(platform, ip, bot.id);
+  await checkWidgetOrigin(platform, bot.id, origin);
   const plan = planIncoming(body, !body.bot_id);
   await requireActiveChannel(platform, bot.id, plan.channel);
   const metadata = body.metadata ?? {};
@@ -105,9 +107,10 @@ export const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage
   created_at: message.created_at.toISOString(),
 });
 
-export async function chatHistory(platform: Platform, query: HistoryQuery, ip: string): Promise<Message[]> {
+export async function chatHistory(platform: Platform, query: HistoryQuery, ip: string, origin: string | null = null): Promise<Message[]> {
   limitPublic(platform, ip);
   const bot = await selectBot(platform, query.bot_id, query.widget_key);
+  await checkWidgetOrigin(platform, bot.id, origin);
   const conversation = await findConversationByChat(platform.db, bot.id, query.chat_id);
   if (!conversation || !PUBLIC_HISTORY_CHANNELS.has(conversation.channel)) return [];
   if (query.channel && query.channel !== conversation.channel) return [];

@@ -7,7 +7,7 @@ import { widgetConfig } from "./service.ts";
 
 export const widgetRoutes = (platform: Platform) =>
   feature({ prefix: "/api/widget", tags: ["Widget"] }).get("/config", async ({ query, server, request }) =>
-    ok(await widgetConfig(platform, query.widget_key, clientIp(server, request))), {
+    ok(await widgetConfig(platform, query.widget_key, clientIp(server, request), request.headers.get("origin"))), {
     query: WidgetConfigQuery,
     response: { 200: Ok(WidgetConfigResult), ...errors(400, 403, 404, 429) },
     detail: { summary: "Public widget configuration" },

@@ -3,12 +3,15 @@ import { findChannel } from "../../db/channels.ts";
 import { forbidden, notFound } from "../../errors.ts";
 import type { Platform } from "../../platform.ts";
 import { limitPublic } from "../messages/service.ts";
+import { allowedOrigins, requireListedOrigin } from "../cors.ts";
 import { DEFAULT_WIDGET_COLOR, type WidgetConfigResult } from "./model.ts";
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** What the widget shows, from the widget channel's config with sensible defaults. */
-export async function widgetConfig(platform: Platform, widgetKey: string, ip: string): Promise<WidgetConfigResult> {
+export async function widgetConfig(
+  platform: Platform, widgetKey: string, ip: string, origin: string | null = null,
+): Promise<WidgetConfigResult> {
   limitPublic(platform, ip);
   const { db } = platform;
   const bot = await findBotByWidgetKey(db, widgetKey);
@@ -16,6 +19,7 @@ export async function widgetConfig(platform: Platform, widgetKey: string, ip: st
   const channel = await findChannel(db, bot.id, "widget");
   if (channel && !channel.is_active) throw forbidden("the widget channel is disabled for this bot");
   const config = channel?.config ?? {};
+  requireListedOrigin(allowedOrigins(config), origin);
   return {
     bot_id: bot.id,
     title: str(config.title) ?? bot.name,

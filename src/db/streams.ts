@@ -1,0 +1,59 @@
+// Queries behind the live streams' resume: what a reconnecting client missed. The widget
+// stream resumes by per-bot message_id (commit-ordered: ids are taken under the bot row's
+// lock), the inbox stream by database time with a look-back (see src/http/streams/inbox.ts).
+import type { DbConversation } from "./conversations.ts";
+import type { Queryable } from "./driver.ts";
+import type { DbMessage } from "./messages.ts";
+
+const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
+  m.text, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
+
+const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
+  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+
+/** Visible messages of a conversation after message_id `after`, oldest first. */
+export async function messagesAfter(db: Queryable, conversationId: string, after: number, limit: number): Promise<DbMessage[]> {
+  return db.query<DbMessage>(
+    `select ${MESSAGE_COLUMNS} from messages m
+     where m.conversation_id = $1 and m.message_id > $2::bigint and m.deleted_at is null
+     order by m.message_id asc limit $3`,
+    [conversationId, after, limit],
+  );
+}
+
+/** The highest message_id in a conversation (0 when it has none): "from now on". */
+export async function latestMessageId(db: Queryable, conversationId: string): Promise<number> {
+  const rows = await db.query<{ n: number | string | null }>(
+    `select max(message_id) as n from messages where conversation_id = $1`,
+    [conversationId],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** The database's clock: stream cursors compare with timestamps the database wrote. */
+export async function databaseNow(db: Queryable): Promise<Date> {
+  const rows = await db.query<{ now: Date | string }>(`select now() as now`);
+  return new Date(rows[0]!.now);
+}
+
+/** The owner's conversations changed after `since`, oldest change first. */
+export async function conversationsChangedSince(db: Queryable, ownerId: string, since: Date, limit: number): Promise<DbConversation[]> {
+  return db.query<DbConversation>(
+    `select ${CONVERSATION_COLUMNS} from conversations c
+     where c.owner_id = $1 and c.updated_at > $2::timestamptz
+     order by c.updated_at asc, c.id asc limit $3`,
+    [ownerId, since, limit],
+  );
+}
+
+/** Messages of these conversations written, edited or deleted after `since`, in id order. */
+export async function messagesChangedSince(db: Queryable, conversationIds: string[], since: Date, limit: number): Promise<DbMessage[]> {
+  if (conversationIds.length === 0) return [];
+  return db.query<DbMessage>(
+    `select ${MESSAGE_COLUMNS} from messages m
+     where m.conversation_id = any($1::uuid[])
+       and (m.created_at > $2::timestamptz or m.edited_at > $2::timestamptz or m.deleted_at > $2::timestamptz)
+     order by m.bot_id, m.message_id asc limit $3`,
+    [conversationIds, since, limit],
+  );
+}

@@ -1,0 +1,123 @@
+// The cabinet's live stream: every inbox event of the user's bots as Server-Sent Events.
+//
+// Resume cursor: database time in milliseconds. Each event's `id:` is the latest change
+// time the stream has delivered (conversation.updated_at, or a message's edited_at). On
+// reconnect, conversations changed after (cursor − REPLAY_LOOKBACK_MS) are replayed — their
+// new, edited and deleted messages, then a fresh conversation snapshot. The look-back
+// covers a change whose timestamp (its transaction's start) is older than a change
+// delivered before it; replayed events may repeat ones already seen, and clients apply
+// them as idempotent upserts. A gap too old or too large ends in `reset`: reload.
+import { t } from "elysia";
+import { findContactsByIds } from "../../db/contacts.ts";
+import { findMessagesByIds, type DbMessage } from "../../db/messages.ts";
+import { conversationsChangedSince, databaseNow, messagesChangedSince } from "../../db/streams.ts";
+import { badRequest } from "../../errors.ts";
+import type { EventKind, PlatformEvent } from "../../effects.ts";
+import type { Platform } from "../../platform.ts";
+import { toConversation, toMessage } from "../inbox/view.ts";
+import { subscribeShared } from "./hub.ts";
+import { sseResponse, type SseSink } from "./sse.ts";
+
+/** Longer than any transaction plus bus delivery, so a late-committed change is replayed. */
+export const REPLAY_LOOKBACK_MS = 60_000;
+/** Past a day away the client is better served by reloading the inbox than by a replay. */
+export const REPLAY_MAX_AGE_MS = 24 * 3600_000;
+/** More changed conversations than this is a reload, not a replay. */
+export const REPLAY_MAX_CONVERSATIONS = 500;
+/** Messages replayed at most; beyond it the client reloads. */
+export const REPLAY_MAX_MESSAGES = 2000;
+/** A cursor is a millisecond timestamp: 13 digits until the year 2286. */
+const MAX_CURSOR_LENGTH = 16;
+
+export const InboxStreamQuery = t.Object({
+  since: t.Optional(t.Integer({ minimum: 0, description: "Resume cursor (an event id); Last-Event-ID wins" })),
+});
+
+export function parseTimeCursor(raw: string | null | undefined): number | undefined {
+  if (raw === null || raw === undefined || raw.trim() === "") return undefined;
+  const value = raw.trim();
+  if (value.length > MAX_CURSOR_LENGTH || !/^\d+$/.test(value)) throw badRequest("Last-Event-ID must be an inbox stream event id");
+  return Number(value);
+}
+
+export function openInboxStream(
+  platform: Platform, ownerId: string, since: number | undefined, lastEventId: string | null, signal: AbortSignal,
+): Response {
+  const resumeFrom = parseTimeCursor(lastEventId) ?? since;
+  return sseResponse({
+    signals: [signal, platform.stopping],
+    start: (sink) => followInbox(platform, ownerId, resumeFrom, sink),
+    onError: (err) => platform.logger.warn({ err, owner_id: ownerId }, "inbox stream failed"),
+  });
+}
+
+const timeOf = (iso: string | null | undefined) => (iso ? Date.parse(iso) : 0);
+
+async function followInbox(platform: Platform, ownerId: string, resumeFrom: number | undefined, sink: SseSink): Promise<() => void> {
+  let cursor = resumeFrom ?? 0;
+  let live = false;
+  const queued: PlatformEvent[] = [];
+
+  const forward = (event: PlatformEvent) => {
+    cursor = Math.max(cursor, timeOf(event.conversation.updated_at), timeOf(event.message?.edited_at));
+    sink.send({ event: event.kind, id: cursor, data: event });
+  };
+
+  // Subscribe first and hold live events until the replay is out, so none falls in between.
+  const unsubscribe = await subscribeShared(platform.bus, `events.${ownerId}.>`, (data) => {
+    if (live) forward(data as PlatformEvent);
+    else queued.push(data as PlatformEvent);
+  });
+  try {
+    const now = (await databaseNow(platform.db)).getTime();
+    if (resumeFrom !== undefined) {
+      const replayed = now - resumeFrom <= REPLAY_MAX_AGE_MS && (await replay(platform, ownerId, resumeFrom, forward));
+      if (!replayed) sink.send({ event: "reset", data: { reason: "the gap since Last-Event-ID is too large to replay; reload" } });
+    }
+    cursor = Math.max(cursor, now);
+    sink.send({ event: "ready", id: cursor, data: { cursor: String(cursor) } });
+    live = true;
+    for (const event of queued.splice(0)) forward(event);
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+  return unsubscribe;
+}
+
+/** Sends what changed after `since` (minus the look-back); false when it is too much. */
+async function replay(platform: Platform, ownerId: string, since: number, forward: (e: PlatformEvent) => void): Promise<boolean> {
+  const { db } = platform;
+  const from = new Date(since - REPLAY_LOOKBACK_MS);
+  const conversations = await conversationsChangedSince(db, ownerId, from, REPLAY_MAX_CONVERSATIONS + 1);
+  if (conversations.length > REPLAY_MAX_CONVERSATIONS) return false;
+  const messages = await messagesChangedSince(db, conversations.map((c) => c.id), from, REPLAY_MAX_MESSAGES + 1);
+  if (messages.length > REPLAY_MAX_MESSAGES) return false;
+
+  const contactIds = [...new Set(conversations.map((c) => c.contact_id).filter((id): id is string => id !== null))];
+  const lastIds = conversations.map((c) => c.last_message_id).filter((id): id is string => id !== null);
+  const [contacts, lasts] = await Promise.all([findContactsByIds(db, contactIds), findMessagesByIds(db, lastIds)]);
+  const contactById = new Map(contacts.map((c) => [c.id, c]));
+  const lastById = new Map(lasts.map((m) => [m.id, m]));
+  const byConversation = new Map<string, DbMessage[]>();
+  for (const m of messages) byConversation.set(m.conversation_id, [...(byConversation.get(m.conversation_id) ?? []), m]);
+
+  for (const row of conversations) {
+    const view = toConversation(
+      row,
+      row.contact_id ? contactById.get(row.contact_id) : undefined,
+      row.last_message_id ? lastById.get(row.last_message_id) : undefined,
+    );
+    const base = { owner_id: ownerId, bot_id: row.bot_id, conversation: view };
+    for (const message of byConversation.get(row.id) ?? []) {
+      forward({ ...base, kind: replayKind(message, from), message: toMessage(message, row) });
+    }
+    forward({ ...base, kind: "conversation_updated" });
+  }
+  return true;
+}
+
+function replayKind(message: DbMessage, from: Date): EventKind {
+  if (message.deleted_at) return "message_deleted";
+  return message.created_at > from ? "message_created" : "message_updated";
+}

@@ -1,0 +1,146 @@
+// The widget's live stream: new messages of one web/widget chat as Server-Sent Events.
+//
+// Each message event's `id:` is the message's per-bot message_id. Ids are taken under the
+// bot row's lock, so once message N is committed every lower id of that bot is committed
+// too: "messages of this conversation with message_id > last id", read from the database,
+// is exactly what a reconnecting client missed. The bus is only a wake-up: any new
+// message of the chat triggers that same read, so a late or lost event cannot lose a
+// message and out-of-order events cannot reorder them.
+import { t } from "elysia";
+import { findConversationByChat, type DbConversation } from "../../db/conversations.ts";
+import type { DbBot } from "../../db/bots.ts";
+import { messagesAfter, latestMessageId } from "../../db/streams.ts";
+import { badRequest } from "../../errors.ts";
+import type { PlatformEvent } from "../../effects.ts";
+import type { Platform } from "../../platform.ts";
+import { CHANNEL_TYPES } from "../channels/model.ts";
+import { checkWidgetOrigin } from "../cors.ts";
+import { oneOf } from "../feature.ts";
+import { toMessage } from "../inbox/view.ts";
+import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
+import { limitPublic, PUBLIC_HISTORY_CHANNELS, selectBot } from "../messages/service.ts";
+import { sseResponse, type SseSink } from "./sse.ts";
+import { subscribeShared } from "./hub.ts";
+
+/** Messages read per query while catching up; a long gap is sent in several pages. */
+export const CATCH_UP_PAGE = 200;
+/** Longest Last-Event-ID we parse: a bigint's digits. */
+const MAX_CURSOR_LENGTH = 20;
+
+export const WidgetStreamQuery = t.Object({
+  chat_id: t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH }),
+  widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
+  bot_id: t.Optional(t.String({ format: "uuid" })),
+  channel: t.Optional(oneOf(CHANNEL_TYPES)),
+  since: t.Optional(t.Integer({ minimum: 0, description: "message_id: send messages after it first (Last-Event-ID wins)" })),
+});
+export type WidgetStreamQuery = typeof WidgetStreamQuery.static;
+
+/** Last-Event-ID as a message_id; absent → undefined; anything else is the client's bug (400). */
+export function parseMessageCursor(raw: string | null | undefined): number | undefined {
+  if (raw === null || raw === undefined || raw.trim() === "") return undefined;
+  const value = raw.trim();
+  if (value.length > MAX_CURSOR_LENGTH || !/^\d+$/.test(value)) throw badRequest("Last-Event-ID must be a message_id");
+  return Number(value);
+}
+
+export interface StreamRequest {
+  ip: string;
+  origin: string | null;
+  lastEventId: string | null;
+  /** The request's own signal: aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export async function openWidgetStream(platform: Platform, query: WidgetStreamQuery, req: StreamRequest): Promise<Response> {
+  limitPublic(platform, req.ip);
+  const bot = await selectBot(platform, query.bot_id, query.widget_key);
+  limitPublic(platform, req.ip, bot.id);
+  await checkWidgetOrigin(platform, bot.id, req.origin);
+  const resumeFrom = parseMessageCursor(req.lastEventId) ?? query.since;
+  return sseResponse({
+    signals: [req.signal, platform.stopping],
+    start: (sink) => followChat(platform, bot, query, resumeFrom, sink),
+    onError: (err) => platform.logger.warn({ err, bot_id: bot.id }, "widget stream failed"),
+  });
+}
+
+/** Same rule as the public history: only browser chats, and only the channel asked for. */
+const visible = (conversation: Pick<DbConversation, "channel">, channel: string | undefined) =>
+  PUBLIC_HISTORY_CHANNELS.has(conversation.channel) && (!channel || channel === conversation.channel);
+
+async function followChat(
+  platform: Platform, bot: DbBot, query: WidgetStreamQuery, resumeFrom: number | undefined, sink: SseSink,
+): Promise<() => void> {
+  const { db } = platform;
+  let conversation: DbConversation | undefined;
+  let cursor = resumeFrom ?? 0;
+  let pumping = false;
+  let again = false;
+
+  const catchUp = async () => {
+    conversation ??= await findConversationByChat(db, bot.id, query.chat_id);
+    if (!conversation || !visible(conversation, query.channel)) return;
+    for (;;) {
+      const rows = await messagesAfter(db, conversation.id, cursor, CATCH_UP_PAGE);
+      for (const row of rows) {
+        if (sink.closed) return;
+        sink.send({ event: "message", id: row.message_id, data: toMessage(row, conversation) });
+        cursor = row.message_id;
+      }
+      if (rows.length < CATCH_UP_PAGE) return;
+    }
+  };
+
+  // One catch-up at a time; wake-ups during one make it run once more.
+  const pump = () => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    void (async () => {
+      try {
+        do {
+          again = false;
+          await catchUp();
+        } while (again && !sink.closed);
+      } catch (err) {
+        platform.logger.warn({ err, bot_id: bot.id }, "widget stream catch-up failed");
+        sink.close();
+      } finally {
+        pumping = false;
+      }
+    })();
+  };
+
+  const onEvent = (data: unknown) => {
+    const event = data as PlatformEvent;
+    if (event.bot_id !== bot.id || event.conversation.chat_id !== query.chat_id || !event.message) return;
+    if (event.kind === "message_created") {
+      if (Number(event.message.message_id) > cursor) pump();
+      return;
+    }
+    // Edits and deletions of messages already sent; newer ones arrive in their current state.
+    if (Number(event.message.message_id) > cursor || !visible(event.conversation, query.channel)) return;
+    if (event.kind === "message_updated") sink.send({ event: "message_updated", data: event.message });
+    if (event.kind === "message_deleted") {
+      const { id, message_id, conversation_id } = event.message;
+      sink.send({ event: "message_deleted", data: { id, message_id, conversation_id } });
+    }
+  };
+
+  // Subscribe before reading, so nothing committed in between goes unnoticed.
+  const unsubscribe = await subscribeShared(platform.bus, `events.${bot.owner_id}.*`, onEvent);
+  try {
+    conversation = await findConversationByChat(db, bot.id, query.chat_id);
+    if (resumeFrom === undefined && conversation) cursor = await latestMessageId(db, conversation.id);
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+  // `ready` tells the client where the stream starts; its id is a valid resume point.
+  sink.send({ event: "ready", id: cursor, data: { chat_id: query.chat_id, message_id: String(cursor) } });
+  pump();
+  return unsubscribe;
+}
