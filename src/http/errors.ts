@@ -2,6 +2,7 @@ import { feature } from "./feature.ts";
 import { Elysia, ValidationError } from "elysia";
 import { AppError, ERROR_STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { fromAppError, telegramErrorResponse } from "./telegram/errors.ts";
 
 /** Keep a validation message readable when a value is huge or deeply nested. */
 const MAX_ERROR_DETAIL_LENGTH = 200;
@@ -23,6 +24,9 @@ export function describeValidation(error: ValidationError): string {
   return `${where}${field}: ${reason}`;
 }
 
+/** The Telegram-compatible facade's paths: /bot<token>/<method>. */
+const TELEGRAM_PATH = /^\/bot\d+:/;
+
 function envelope(status: number, error: string, retryAfter?: number): Response {
   const body: Record<string, unknown> = { ok: false, error, error_code: status };
   const headers: Record<string, string> = { "content-type": "application/json" };
@@ -36,7 +40,11 @@ function envelope(status: number, error: string, retryAfter?: number): Response 
 /** The one place where any error becomes an HTTP response. */
 export const errorHandler = (logger: Logger) =>
   feature({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
-    if (error instanceof AppError) return envelope(error.status, error.message, error.retryAfter);
+    if (error instanceof AppError) {
+      // Errors raised before the facade's handler runs (the body limit) still speak Telegram there.
+      if (TELEGRAM_PATH.test(new URL(request.url).pathname)) return telegramErrorResponse(fromAppError(error));
+      return envelope(error.status, error.message, error.retryAfter);
+    }
     // Elysia wraps what a parser throws; our own parser's AppError (413, 400) keeps its meaning.
     if (code === "PARSE" && error.cause instanceof AppError) return envelope(error.cause.status, error.cause.message);
     switch (code) {

@@ -56,7 +56,8 @@ export async function startPushWorker(platform: Platform, options: PushWorkerOpt
   const jsm = await platform.nats.jetstreamManager();
   const stream = {
     name: EVENTS_STREAM,
-    subjects: ["events.>"],
+    // Only what the push worker reads: other events (inbox updates, typing) are not stored.
+    subjects: [INCOMING_SUBJECT],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     max_age: EVENTS_MAX_AGE_MS * 1_000_000,

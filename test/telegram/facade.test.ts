@@ -94,6 +94,9 @@ describe("addressing and envelope", () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ ok: false, error_code: 400 });
     expect(malformed.body.description).toStartWith("Bad Request: can't parse JSON object");
+    const huge = await client.request("POST", `/bot${bot.token}/sendMessage`, { raw: JSON.stringify({ chat_id: 1, text: "x".repeat(70_000) }) });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toEqual({ ok: false, error_code: 413, description: "Request Entity Too Large" });
   });
 
   test("parameters from the query string, JSON, urlencoded, multipart and gzip bodies; numbers and objects as strings", async () => {
