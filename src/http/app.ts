@@ -19,6 +19,7 @@ import { openApiDocs } from "./openapi.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { publicCors } from "./cors.ts";
 import { streamRoutes } from "./streams/routes.ts";
+import { webRoutes } from "./web/routes.ts";
 
 /** DESIGN §7: bodies above 64 KiB are refused with 413 before they are read. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -60,7 +61,8 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(webhookRoutes(platform))
     .use(pushRoutes(platform))
     .use(telegramRoutes(platform))
-    .use(streamRoutes(platform));
+    .use(streamRoutes(platform))
+    .use(webRoutes(platform));
 }
 
 export type App = ReturnType<typeof createApp>;

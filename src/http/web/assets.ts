@@ -1,0 +1,74 @@
+// Browser assets built from web/ by Bun's bundler on first request and kept in memory:
+// no build step, no files written, and a process only pays for what it serves.
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+
+export const WEB_DIR = join(import.meta.dir, "../../../web");
+
+export interface Asset {
+  body: Uint8Array<ArrayBuffer>;
+  gzip: Uint8Array<ArrayBuffer>;
+  etag: string;
+  type: string;
+}
+
+/** Past this gzipped size the widget stops being "small" (issue 6: Chatwoot ships 170 KiB). */
+export const WIDGET_GZIP_BUDGET_BYTES = 12 * 1024;
+
+/** What the bundler reads for each served script. */
+export const SCRIPT_ENTRIES = {
+  widget: join(WEB_DIR, "widget/index.ts"),
+  cabinet: join(WEB_DIR, "cabinet/main.ts"),
+} as const;
+
+const encoder = new TextEncoder();
+
+export function makeAsset(text: string, type: string): Asset {
+  const body = encoder.encode(text);
+  return {
+    body,
+    gzip: Bun.gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>,
+    etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
+    type,
+  };
+}
+
+/** One IIFE per entry, minified: it shares no globals with the page that loads it. */
+export async function bundleScript(entry: string): Promise<string> {
+  const result = await Bun.build({ entrypoints: [entry], target: "browser", format: "iife", minify: true });
+  if (!result.success || !result.outputs[0]) {
+    throw new Error(`building ${entry} failed: ${result.logs.map((l) => String(l)).join("; ")}`);
+  }
+  return result.outputs[0].text();
+}
+
+/**
+ * Memoises an async asset; a failed build is forgotten so the next request tries again
+ * rather than serving the failure for the life of the process.
+ */
+export function lazyAsset(load: () => Promise<Asset>): () => Promise<Asset> {
+  let pending: Promise<Asset> | undefined;
+  return () => {
+    pending ??= load().catch((err: unknown) => {
+      pending = undefined;
+      throw err;
+    });
+    return pending;
+  };
+}
+
+/** 304 when the browser has it; gzip when the browser takes it. */
+export function serveAsset(request: Request, asset: Asset, cacheControl: string): Response {
+  const headers: Record<string, string> = {
+    "content-type": asset.type,
+    etag: asset.etag,
+    "cache-control": cacheControl,
+    vary: "Accept-Encoding",
+    "x-content-type-options": "nosniff",
+  };
+  if (request.headers.get("if-none-match") === asset.etag) return new Response(null, { status: 304, headers });
+  if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+    return new Response(asset.gzip, { headers: { ...headers, "content-encoding": "gzip" } });
+  }
+  return new Response(asset.body, { headers });
+}

@@ -1,0 +1,51 @@
+// The browser side of the platform: the cabinet at `/` and the embeddable `/widget.js`.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Config } from "../../config.ts";
+import type { Platform } from "../../platform.ts";
+import { unavailable } from "../../errors.ts";
+import { feature } from "../feature.ts";
+import { bundleScript, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
+
+/** Sites cache the widget briefly so a fix reaches them within minutes; ETags make rechecks cheap. */
+const WIDGET_CACHE = "public, max-age=300";
+/** The cabinet revalidates every load: an operator never runs yesterday's code after a deploy. */
+const CABINET_CACHE = "no-cache";
+const HIDDEN = { detail: { hide: true } };
+
+/**
+ * The base URL the embed snippet should name: PUBLIC_URL when it was set, or null so the
+ * cabinet uses its own origin. The default (http://localhost:PORT) is only a guess, and the
+ * address the operator actually opened the cabinet at is a better one.
+ */
+export function snippetBaseUrl(config: Config): string | null {
+  return config.publicUrl === `http://localhost:${config.port || 3000}` ? null : config.publicUrl;
+}
+
+const escapeAttribute = (value: string) =>
+  value.replace(/[&"<>]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" })[c]!);
+
+export const webRoutes = (platform: Platform) => {
+  const fail = (what: string) => (err: unknown) => {
+    platform.logger.error({ err }, `${what} could not be built`);
+    throw unavailable(`${what} is unavailable`);
+  };
+  const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), "text/javascript; charset=utf-8"));
+  const cabinetJs = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.cabinet), "text/javascript; charset=utf-8"));
+  const cabinetCss = lazyAsset(async () => makeAsset(await readFile(join(WEB_DIR, "cabinet/style.css"), "utf8"), "text/css; charset=utf-8"));
+  const page = lazyAsset(async () => {
+    const html = await readFile(join(WEB_DIR, "cabinet/index.html"), "utf8");
+    return makeAsset(html.replace("%PUBLIC_URL%", escapeAttribute(snippetBaseUrl(platform.config) ?? "")), "text/html; charset=utf-8");
+  });
+
+  return feature()
+    .get("/widget.js", async ({ request }) => {
+      const response = serveAsset(request, await widget().catch(fail("widget.js")), WIDGET_CACHE);
+      // Pages that isolate themselves (COEP) may still load the widget from our origin.
+      response.headers.set("cross-origin-resource-policy", "cross-origin");
+      return response;
+    }, HIDDEN)
+    .get("/", async ({ request }) => serveAsset(request, await page().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
+    .get("/assets/cabinet.js", async ({ request }) => serveAsset(request, await cabinetJs().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
+    .get("/assets/cabinet.css", async ({ request }) => serveAsset(request, await cabinetCss().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN);
+};

@@ -1,0 +1,137 @@
+// The cabinet's API client: the user token lives in localStorage; a 401 ends the session.
+
+const TOKEN_KEY = "botinbox:token";
+const EMAIL_KEY = "botinbox:email";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const session = {
+  get token(): string | null {
+    return localStorage.getItem(TOKEN_KEY);
+  },
+  get email(): string {
+    return localStorage.getItem(EMAIL_KEY) ?? "";
+  },
+  start(token: string, email: string) {
+    localStorage.setItem(TOKEN_KEY, token);
+    localStorage.setItem(EMAIL_KEY, email);
+  },
+  end() {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(EMAIL_KEY);
+  },
+};
+
+/** Called when the server no longer accepts the token (expired, or the user logged out elsewhere). */
+let onExpired: () => void = () => {};
+export const whenSessionExpires = (fn: () => void) => (onExpired = fn);
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Another token than the user's (the bot token for runtime calls). */
+  token?: string;
+}
+
+export async function api<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const token = options.token ?? session.token;
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  } catch {
+    throw new ApiError(0, "The server cannot be reached. Check your connection.");
+  }
+  const body = await res.json().catch(() => null);
+  if (res.status === 401 && !options.token && session.token) {
+    session.end();
+    onExpired();
+  }
+  if (!res.ok || !body?.ok) throw new ApiError(res.status, body?.error ?? body?.description ?? `Error ${res.status}`);
+  return body.result as T;
+}
+
+export const get = <T = any>(path: string, token?: string) => api<T>("GET", path, { token });
+export const post = <T = any>(path: string, body?: unknown, token?: string) => api<T>("POST", path, { body, token });
+export const patch = <T = any>(path: string, body: unknown) => api<T>("PATCH", path, { body });
+
+export interface Bot {
+  id: string;
+  number: number;
+  name: string;
+  username: string;
+  description: string | null;
+  webhook_url: string | null;
+  token: string;
+  widget_key: string;
+  integration_key: string;
+  created_at: string;
+}
+
+export interface Channel {
+  channel_type: string;
+  is_active: boolean;
+  config: Record<string, unknown>;
+  updated_at: string | null;
+}
+
+export interface Contact {
+  id: string;
+  number: number;
+  external_user_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
+export interface Message {
+  id: string;
+  message_id: string;
+  conversation_id: string;
+  chat_id: string;
+  channel: string;
+  direction: "in" | "out";
+  sender: "user" | "bot" | "operator";
+  text: string;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  edited_at: string | null;
+}
+
+export type Status = "new" | "open" | "waiting" | "closed";
+export const STATUSES: Status[] = ["new", "open", "waiting", "closed"];
+
+export interface Conversation {
+  id: string;
+  bot_id: string;
+  channel: string;
+  chat_id: string;
+  number: number;
+  status: Status;
+  operator_note: string;
+  contact: Contact | null;
+  last_message: Message | null;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+  last_message_at: string;
+}
+
+export interface ConversationDetail extends Conversation {
+  messages: Message[];
+  contacts: Contact[];
+}
+
+/** The best name a conversation's contact has; anonymous visitors are numbered. */
+export const contactName = (c: Contact | null, fallback: string) =>
+  c?.name || [c?.first_name, c?.last_name].filter(Boolean).join(" ") || c?.email || c?.phone || (c ? `Visitor #${c.number}` : fallback);

@@ -1,0 +1,107 @@
+// The cabinet: a hash-routed single page. #/login, #/register, #/bots, #/bots/<id>,
+// #/inbox and #/inbox/<conversation id>. One live feed serves every view.
+import { session, whenSessionExpires } from "./api.ts";
+import { authView } from "./auth.ts";
+import { botCardView } from "./botcard.ts";
+import { botsView } from "./bots.ts";
+import { h, replace, toast, type Cleanup } from "./dom.ts";
+import { inboxView, type InboxView } from "./inbox.ts";
+import { LiveFeed, type LiveState } from "./live.ts";
+
+export interface Context {
+  live: LiveFeed;
+  /** Base URL for the embed snippet: PUBLIC_URL when configured, else this page's origin. */
+  publicUrl: string;
+}
+
+const app = document.getElementById("app")!;
+const configured = document.querySelector<HTMLMetaElement>('meta[name="botinbox-public-url"]')?.content ?? "";
+const ctx: Context = {
+  live: new LiveFeed(() => expire()),
+  publicUrl: (configured && !configured.startsWith("%") ? configured : location.origin).replace(/\/+$/, ""),
+};
+
+let cleanup: Cleanup | undefined;
+/** Kept while the route stays in the inbox, so opening another conversation keeps the list. */
+let inbox: InboxView | undefined;
+let shell: { root: HTMLElement; main: HTMLElement; links: Map<string, HTMLAnchorElement> } | undefined;
+
+function expire() {
+  session.end();
+  toast("Your session has ended. Please log in again.", "error");
+  location.hash = "#/login";
+  render();
+}
+whenSessionExpires(expire);
+
+function logout() {
+  session.end();
+  location.hash = "#/login";
+}
+
+const LIVE_LABELS: Record<LiveState, string> = { live: "Live", connecting: "Connecting…", offline: "Offline, reconnecting…" };
+
+function buildShell() {
+  const links = new Map<string, HTMLAnchorElement>([
+    ["inbox", h("a", { href: "#/inbox" }, "Inbox")],
+    ["bots", h("a", { href: "#/bots" }, "Bots")],
+  ]);
+  const liveBadge = h("span", { class: "live-state", role: "status" });
+  const stopState = ctx.live.onState((state) => {
+    liveBadge.className = `live-state ${state}`;
+    liveBadge.textContent = LIVE_LABELS[state];
+  });
+  const main = h("main", { id: "main", tabindex: "-1" });
+  const root = h("div", { class: "shell" },
+    h("header", { class: "topbar" },
+      h("a", { class: "brand", href: "#/inbox" }, h("span", { class: "logo", "aria-hidden": "true" }, "◆"), "botinbox"),
+      h("nav", { "aria-label": "Main" }, [...links.values()]),
+      h("div", { class: "topbar-end" },
+        liveBadge,
+        h("span", { class: "who" }, session.email),
+        h("button", { type: "button", class: "ghost small", onclick: () => { stopState(); logout(); } }, "Log out"),
+      ),
+    ),
+    main,
+  );
+  return { root, main, links };
+}
+
+function render() {
+  const [section = "", id] = location.hash.replace(/^#\/?/, "").split("/");
+  if (inbox && session.token && (section === "inbox" || section === "")) return inbox.open(id);
+  cleanup?.();
+  cleanup = undefined;
+  inbox = undefined;
+  app.removeAttribute("aria-busy");
+  if (!session.token) {
+    ctx.live.stop();
+    shell = undefined;
+    if (section !== "login" && section !== "register") return void (location.hash = "#/login");
+    document.title = section === "register" ? "Create an account · botinbox" : "Log in · botinbox";
+    replace(app, authView(section, (landing) => (location.hash = landing)));
+    return;
+  }
+  if (!shell) {
+    shell = buildShell();
+    replace(app, shell.root);
+  }
+  ctx.live.start();
+  const current = section === "bots" ? "bots" : "inbox";
+  for (const [name, link] of shell.links) {
+    if (name === current) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  shell.main.replaceChildren();
+  if (section === "bots") {
+    cleanup = id ? botCardView(shell.main, id, ctx) : botsView(shell.main);
+  } else if (section === "inbox" || section === "") {
+    const view = (inbox = inboxView(shell.main, id, ctx));
+    cleanup = () => view.close();
+  } else {
+    location.hash = "#/inbox";
+  }
+}
+
+window.addEventListener("hashchange", render);
+render();

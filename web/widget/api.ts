@@ -1,0 +1,161 @@
+// The widget's side of the public API: config, history, sending, and live messages over
+// Server-Sent Events with a polling fallback. No credentials ever leave the host page.
+
+export interface WidgetMessage {
+  id: string;
+  message_id: string;
+  direction: "in" | "out";
+  sender: "user" | "bot" | "operator";
+  text: string;
+  created_at: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface WidgetConfig {
+  title: string;
+  subtitle: string;
+  greeting: string | null;
+  color: string;
+  position: "left" | "right";
+}
+
+export interface Accepted {
+  id: string;
+  message_id: string;
+}
+
+/** status 0 means the network failed before an answer came back. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** How often the fallback asks for new messages when the stream cannot be held open. */
+const POLL_MS = 5_000;
+/** Failed stream connections in a row before falling back to polling. */
+const MAX_STREAM_FAILURES = 3;
+/** While polling, the stream is tried again this often (a proxy may have been the cause). */
+const STREAM_RETRY_MS = 60_000;
+/** Messages fetched for history and by each poll. */
+export const HISTORY_LIMIT = 50;
+
+export interface Live {
+  message(m: WidgetMessage): void;
+  updated(m: WidgetMessage): void;
+  deleted(id: string): void;
+  /** Highest message_id shown so far: where a fresh connection resumes. */
+  cursor(): number;
+}
+
+export class Api {
+  constructor(
+    readonly base: string,
+    readonly key: string,
+  ) {}
+
+  private async call<T>(path: string, init?: RequestInit): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(this.base + path, { ...init, credentials: "omit", mode: "cors" });
+    } catch {
+      throw new ApiError(0, "You appear to be offline.");
+    }
+    const body = await res.json().catch(() => null);
+    if (!res.ok || !body?.ok) {
+      const retry = body?.retry_after ?? Number(res.headers.get("retry-after"));
+      throw new ApiError(res.status, body?.error || `Error ${res.status}`, retry || undefined);
+    }
+    return body.result as T;
+  }
+
+  private query(extra: Record<string, string | number>): string {
+    return new URLSearchParams({ widget_key: this.key, ...extra } as Record<string, string>).toString();
+  }
+
+  config(): Promise<WidgetConfig> {
+    return this.call(`/api/widget/config?${this.query({})}`);
+  }
+
+  history(chatId: string): Promise<WidgetMessage[]> {
+    return this.call(`/api/messages?${this.query({ chat_id: chatId, limit: HISTORY_LIMIT })}`);
+  }
+
+  send(chatId: string, text: string, clientId: string): Promise<Accepted> {
+    return this.call("/api/messages", {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": clientId },
+      body: JSON.stringify({
+        widget_key: this.key,
+        chat_id: chatId,
+        channel: "widget",
+        text,
+        metadata: { page_url: location.href, page_title: document.title, client_message_id: clientId },
+      }),
+    });
+  }
+
+  /**
+   * Follows the chat live. EventSource resumes by itself with Last-Event-ID after a break;
+   * when the stream keeps failing (or EventSource is missing) the chat is polled instead.
+   * Returns a function that stops everything.
+   */
+  follow(chatId: string, live: Live): () => void {
+    let source: EventSource | undefined;
+    let pollTimer: ReturnType<typeof setTimeout> | undefined;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let stopped = false;
+    let polling = false;
+
+    const poll = async () => {
+      try {
+        for (const m of await this.history(chatId)) live.message(m);
+      } catch {}
+      if (polling && !stopped) pollTimer = setTimeout(poll, POLL_MS);
+    };
+    const fallBack = () => {
+      source?.close();
+      source = undefined;
+      if (stopped || polling) return;
+      polling = true;
+      void poll();
+      retryTimer = setTimeout(() => {
+        polling = false;
+        clearTimeout(pollTimer);
+        failures = 0;
+        open();
+      }, STREAM_RETRY_MS);
+    };
+    const open = () => {
+      if (stopped) return;
+      if (typeof EventSource !== "function") return fallBack();
+      const es = (source = new EventSource(`${this.base}/api/messages/stream?${this.query({ chat_id: chatId, since: live.cursor() })}`));
+      const on = (name: string, fn: (data: any) => void) =>
+        es.addEventListener(name, (e) => {
+          try {
+            fn(JSON.parse((e as MessageEvent).data));
+          } catch {}
+        });
+      on("message", live.message);
+      on("message_updated", live.updated);
+      on("message_deleted", (d) => live.deleted(d.id));
+      es.onopen = () => (failures = 0);
+      es.onerror = () => {
+        // CLOSED: the server refused the stream (not an event stream); CONNECTING: a break.
+        if (es.readyState === 2 || ++failures >= MAX_STREAM_FAILURES) fallBack();
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      source?.close();
+      clearTimeout(pollTimer);
+      clearTimeout(retryTimer);
+    };
+  }
+}

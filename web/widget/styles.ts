@@ -1,0 +1,43 @@
+// The widget's stylesheet, scoped by its shadow root. `:host` resets everything it could
+// inherit from the host page; its !important rules win over the page's own !important ones
+// (the inner context wins for important declarations), so `* { all: unset !important }`
+// on the page cannot undo them. Pixel units only: a page's `html { font-size }` would
+// otherwise resize the widget.
+export const CSS = `
+:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;inset:auto!important;width:0!important;height:0!important;margin:0!important;padding:0!important;border:0!important;transform:none!important;filter:none!important;opacity:1!important;visibility:visible!important;pointer-events:auto!important;contain:none!important}
+*{box-sizing:border-box;margin:0;padding:0;border:0;font:inherit;color:inherit;background:none;letter-spacing:normal;text-transform:none}
+.w{--c:#2563eb;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#111827;-webkit-font-smoothing:antialiased}
+button{cursor:pointer;display:inline-flex;align-items:center;justify-content:center}
+button:focus-visible,textarea:focus-visible,.log:focus-visible{outline:2px solid var(--c);outline-offset:2px}
+svg{width:24px;height:24px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round}
+.launcher{position:fixed;bottom:20px;right:20px;width:56px;height:56px;border-radius:50%;background:var(--c);color:#fff;box-shadow:0 6px 20px rgba(0,0,0,.25);transition:transform .15s}
+.launcher:hover{transform:scale(1.06)}
+.badge{position:absolute;top:2px;right:2px;min-width:12px;height:12px;border-radius:6px;background:#ef4444;border:2px solid #fff}
+.panel{position:fixed;bottom:88px;right:20px;width:370px;max-width:calc(100vw - 24px);height:560px;max-height:calc(100vh - 112px);display:flex;flex-direction:column;background:#fff;border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.28);overflow:hidden}
+.left .launcher{left:20px;right:auto}
+.left .panel{left:20px;right:auto}
+[hidden]{display:none!important}
+header{display:flex;align-items:center;gap:8px;padding:14px 14px 14px 18px;background:var(--c);color:#fff}
+header div{flex:1;min-width:0}
+h2{font-size:16px;font-weight:600;line-height:1.3;overflow-wrap:anywhere}
+header p{font-size:13px;opacity:.9;overflow-wrap:anywhere}
+.close{width:32px;height:32px;border-radius:8px;color:#fff;flex:none}
+.close:hover{background:rgba(255,255,255,.18)}
+.close svg{width:20px;height:20px}
+.log{flex:1;overflow-y:auto;padding:14px;display:flex;flex-direction:column;gap:8px;background:#f9fafb}
+.msg{max-width:82%;padding:8px 12px;border-radius:14px;white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #e5e7eb;align-self:flex-start}
+.msg.in{align-self:flex-end;background:var(--c);color:#fff;border-color:transparent}
+.msg.pending{opacity:.7}
+.msg.failed{background:#fef2f2;color:#991b1b;border-color:#fecaca}
+.meta{display:block;font-size:11px;opacity:.75;margin-top:2px}
+.meta button{text-decoration:underline;margin-left:6px;font-size:11px}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.status{padding:6px 14px;font-size:12px;color:#92400e;background:#fffbeb}
+.status:empty{display:none}
+form{display:flex;gap:8px;align-items:flex-end;padding:10px;border-top:1px solid #e5e7eb;background:#fff}
+textarea{flex:1;resize:none;min-height:40px;max-height:120px;padding:9px 12px;border:1px solid #d1d5db;border-radius:10px;background:#fff;white-space:pre-wrap}
+textarea::placeholder{color:#9ca3af}
+.send{width:40px;height:40px;border-radius:10px;background:var(--c);color:#fff;flex:none}
+.send svg{width:20px;height:20px}
+@media (max-width:480px){.panel,.left .panel{inset:0;width:100%;max-width:none;height:100%;max-height:none;border-radius:0}.launcher,.left .launcher{bottom:16px;right:16px}.left .launcher{left:16px;right:auto}}
+`;

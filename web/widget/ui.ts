@@ -1,0 +1,233 @@
+// The launcher and chat panel, inside an open shadow root so the host page's CSS cannot
+// reach in and ours cannot leak out. Message text only ever goes through textContent.
+import { Api, ApiError, type WidgetConfig, type WidgetMessage } from "./api.ts";
+import { CSS } from "./styles.ts";
+
+export interface Options {
+  key: string;
+  api: string;
+  title?: string;
+  subtitle?: string;
+}
+
+/** Shown until /api/widget/config answers, or when it cannot be reached. */
+const FALLBACK_CONFIG: WidgetConfig = { title: "Chat with us", subtitle: "", greeting: null, color: "#2563eb", position: "right" };
+/** Messages are capped by the API at this length; the textarea says so up front. */
+const MAX_TEXT = 4096;
+/** The textarea grows with its text up to this height, then scrolls. */
+const MAX_INPUT_PX = 120;
+
+const CHAT_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
+const CLOSE_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
+const SEND_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12h13M12 5l7 7-7 7"/></svg>';
+
+const TEMPLATE = `<style>${CSS}</style><div class="w">
+<button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="panel" aria-describedby="unread">${CHAT_ICON}<span class="badge" hidden></span></button>
+<span class="sr" id="unread"></span>
+<div class="panel" id="panel" role="dialog" aria-labelledby="title" hidden>
+<header><div><h2 id="title"></h2><p></p></div><button class="close" type="button" aria-label="Close chat">${CLOSE_ICON}</button></header>
+<div class="log" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></div>
+<p class="status" role="status"></p>
+<form><textarea aria-label="Message" rows="1" placeholder="Type a message…" maxlength="${MAX_TEXT}"></textarea><button class="send" type="submit" aria-label="Send">${SEND_ICON}</button></form>
+</div></div>`;
+
+const randomId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`);
+
+/** localStorage can be blocked (privacy modes, sandboxed frames): then the chat lasts the page view. */
+function storedChatId(key: string): string {
+  const name = `botinbox:chat:${key}`;
+  try {
+    const known = localStorage.getItem(name);
+    if (known) return known;
+    const id = `w_${randomId()}`;
+    localStorage.setItem(name, id);
+    return id;
+  } catch {
+    return `w_${randomId()}`;
+  }
+}
+
+const timeOf = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+
+function describeError(err: unknown): string {
+  if (!(err instanceof ApiError)) return "Not sent.";
+  if (err.status === 429) return `You're sending messages too fast. Slow down and try again${err.retryAfter ? ` in ${err.retryAfter} s` : ""}.`;
+  return err.status === 0 ? "Not sent: you appear to be offline." : `Not sent: ${err.message}`;
+}
+
+export function mount(options: Options): void {
+  const host = document.createElement("botinbox-widget");
+  const root = host.attachShadow({ mode: "open" });
+  root.innerHTML = TEMPLATE;
+  const $ = <T extends Element>(selector: string) => root.querySelector(selector) as T;
+  const wrap = $<HTMLElement>(".w");
+  const launcher = $<HTMLButtonElement>(".launcher");
+  const badge = $<HTMLElement>(".badge");
+  const unread = $<HTMLElement>("#unread");
+  const panel = $<HTMLElement>(".panel");
+  const title = $<HTMLElement>("h2");
+  const subtitle = $<HTMLElement>("header p");
+  const log = $<HTMLElement>(".log");
+  const status = $<HTMLElement>(".status");
+  const form = $<HTMLFormElement>("form");
+  const input = $<HTMLTextAreaElement>("textarea");
+
+  const api = new Api(options.api, options.key);
+  const chatId = storedChatId(options.key);
+  const byId = new Map<string, HTMLElement>();
+  const pending = new Map<string, HTMLElement>();
+  let cursor = 0;
+  let greeting: string | null = null;
+  let started = false;
+  let unseen = 0;
+
+  const applyConfig = (c: WidgetConfig) => {
+    title.textContent = options.title || c.title;
+    subtitle.textContent = options.subtitle ?? c.subtitle;
+    subtitle.hidden = !subtitle.textContent;
+    if (/^#[0-9a-f]{6}$/i.test(c.color)) wrap.style.setProperty("--c", c.color);
+    wrap.classList.toggle("left", c.position === "left");
+    greeting = c.greeting;
+  };
+
+  const scrollDown = () => (log.scrollTop = log.scrollHeight);
+
+  const bubble = (text: string, mine: boolean): HTMLElement => {
+    const el = document.createElement("div");
+    el.className = `msg ${mine ? "in" : "out"}`;
+    const who = document.createElement("span");
+    who.className = "sr";
+    who.textContent = mine ? "You: " : `${title.textContent}: `;
+    const body = document.createElement("span");
+    body.textContent = text;
+    const meta = document.createElement("span");
+    meta.className = "meta";
+    el.append(who, body, meta);
+    log.append(el);
+    scrollDown();
+    return el;
+  };
+  const setMeta = (el: HTMLElement, text: string) => ((el.lastChild as HTMLElement).textContent = text);
+
+  const settle = (el: HTMLElement, m: Pick<WidgetMessage, "id" | "message_id" | "created_at">) => {
+    el.classList.remove("pending", "failed");
+    el.dataset.id = m.id;
+    byId.set(m.id, el);
+    setMeta(el, timeOf(m.created_at));
+    cursor = Math.max(cursor, Number(m.message_id));
+  };
+
+  const show = (m: WidgetMessage) => {
+    if (byId.has(m.id)) return;
+    const clientId = m.metadata?.client_message_id;
+    const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
+    if (mine) {
+      pending.delete(clientId as string);
+      return settle(mine, m);
+    }
+    settle(bubble(m.text, m.direction === "in"), m);
+    if (m.direction === "out" && panel.hidden) {
+      unseen++;
+      badge.hidden = false;
+      unread.textContent = `${unseen} new message${unseen > 1 ? "s" : ""}`;
+    }
+  };
+
+  const send = async (text: string, el = bubble(text, true), clientId = randomId()) => {
+    el.classList.add("pending");
+    el.classList.remove("failed");
+    setMeta(el, "Sending…");
+    pending.set(clientId, el);
+    status.textContent = "";
+    try {
+      const accepted = await api.send(chatId, text, clientId);
+      if (pending.delete(clientId)) settle(el, { ...accepted, created_at: new Date().toISOString() });
+    } catch (err) {
+      el.classList.replace("pending", "failed");
+      const message = describeError(err);
+      setMeta(el, message);
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.textContent = "Retry";
+      retry.onclick = () => void send(text, el, clientId);
+      el.lastChild!.appendChild(retry);
+      if (err instanceof ApiError && err.status === 429) status.textContent = message;
+    }
+  };
+
+  const start = async () => {
+    started = true;
+    // The greeting opens every conversation; it is the page's, not a stored message.
+    if (greeting) bubble(greeting, false).classList.add("greeting");
+    try {
+      for (const m of await api.history(chatId)) show(m);
+    } catch (err) {
+      status.textContent = err instanceof ApiError && err.status === 0 ? "Offline: messages will appear when you reconnect." : "";
+    }
+    api.follow(chatId, {
+      message: show,
+      updated: (m) => {
+        const el = byId.get(m.id);
+        if (el) (el.children[1] as HTMLElement).textContent = m.text;
+      },
+      deleted: (id) => {
+        byId.get(id)?.remove();
+        byId.delete(id);
+      },
+      cursor: () => cursor,
+    });
+  };
+
+  const open = (isOpen: boolean) => {
+    panel.hidden = !isOpen;
+    launcher.setAttribute("aria-expanded", String(isOpen));
+    if (!isOpen) return launcher.focus();
+    unseen = 0;
+    badge.hidden = true;
+    unread.textContent = "";
+    if (!started) void start();
+    scrollDown();
+    input.focus();
+  };
+
+  launcher.onclick = () => open(panel.hidden);
+  $<HTMLButtonElement>(".close").onclick = () => open(false);
+  panel.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") open(false);
+  });
+  const resize = () => {
+    input.style.height = "auto";
+    input.style.height = `${Math.min(input.scrollHeight + 2, MAX_INPUT_PX)}px`;
+  };
+  input.addEventListener("input", resize);
+  input.addEventListener("keydown", (e) => {
+    // Enter sends; Shift+Enter breaks the line; an IME composition keeps its Enter.
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    input.value = "";
+    resize();
+    void send(text);
+  };
+
+  applyConfig(FALLBACK_CONFIG);
+  api.config().then(
+    (c) => {
+      applyConfig(c);
+      document.body.append(host);
+    },
+    (err: unknown) => {
+      // A disabled widget channel, an unknown key or a refused origin: stay invisible.
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
+        return console.warn(`botinbox widget: ${err.message}`);
+      }
+      document.body.append(host);
+    },
+  );
+}
