@@ -95,7 +95,8 @@ describe.skipIf(skipBrowser)("cabinet in a real browser", () => {
     expect(config).toMatchObject({ title: "Shop chat", greeting: "Hello! How can we help?" });
     const saved = await apiCall(server.url, "GET", `/api/bots/${bot.id}/channels`, undefined, token);
     expect(saved.find((c: any) => c.channel_type === "widget").config.allowed_origins).toEqual(["https://shop.example", "https://www.shop.example"]);
-    await screenshot(page, "cabinet-bot-card", true);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "cabinet-bot-card");
 
     // Rotating the token shows the new one and retires the old.
     page.once("dialog", (dialog) => void dialog.accept());

@@ -162,6 +162,45 @@ describe.skipIf(skipBrowser)("widget and cabinet in a real browser", () => {
     expect(blocked).toEqual([]);
   });
 
+  test("a 429 shows 'slow down' and Retry sends it; without a stream the widget polls", async () => {
+    const bot = await createBot("Busy bot");
+    const ctx = await context();
+    // The stream is refused, as a proxy that breaks event streams would: the widget must poll.
+    await ctx.route("**/api/messages/stream?*", (route) => route.fulfill({ status: 404, body: "no streams here" }));
+    const page = await ctx.newPage();
+    await page.goto(site.page("host", bot.widget_key));
+    await page.getByRole("button", { name: "Open chat" }).click();
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.waitFor({ timeout: UI_WAIT_MS });
+
+    const limited = async (route: import("playwright-core").Route) => {
+      if (route.request().method() !== "POST") return route.fallback();
+      await route.fulfill({
+        status: 429,
+        headers: { "content-type": "application/json", "access-control-allow-origin": "*", "retry-after": "7" },
+        body: JSON.stringify({ ok: false, error: "too many requests, retry after 7 s", error_code: 429, retry_after: 7 }),
+      });
+    };
+    await ctx.route("**/api/messages", limited);
+    await input.fill("Are you there?");
+    await input.press("Enter");
+    const failed = page.locator(".msg.in.failed", { hasText: "Are you there?" });
+    await failed.waitFor({ timeout: UI_WAIT_MS });
+    await expect(failed.textContent()).resolves.toContain("Slow down and try again in 7 s");
+    await page.getByRole("status").filter({ hasText: "too fast" }).waitFor({ timeout: UI_WAIT_MS });
+    await screenshot(page, "widget-rate-limited");
+    await ctx.unroute("**/api/messages", limited);
+    await failed.getByRole("button", { name: "Retry" }).click();
+    await page.locator(".msg.in[data-id]", { hasText: "Are you there?" }).waitFor({ timeout: UI_WAIT_MS });
+
+    // An operator reply arrives by polling (every few seconds) instead of the stream.
+    const [conversation] = await apiCall(server.url, "GET", `/api/inbox?bot_id=${bot.id}`, undefined, user.token);
+    expect(conversation.message_count).toBe(1);
+    await apiCall(server.url, "POST", `/api/inbox/${conversation.id}`, { text: "Yes, polling works" }, user.token);
+    await page.locator(".msg.out", { hasText: "Yes, polling works" }).waitFor({ timeout: UI_WAIT_MS });
+    expect(blocked).toEqual([]);
+  });
+
   test("keeps working on a page with hostile CSS, and on a 360 px phone", async () => {
     const bot = await createBot("Sturdy bot", { title: "Sturdy", color: "#059669" });
     const page = await (await context({ viewport: { width: 1024, height: 700 } })).newPage();

@@ -96,6 +96,20 @@ describe("inbox stream", () => {
     await s2.next((f) => f.event === "message_created" && f.data.message.text === "live again");
   });
 
+  test("events without a conversation (typing) pass through without moving the cursor", async () => {
+    const chat = `typing-${crypto.randomUUID()}`;
+    const accepted = (await visitor(chat, "typing test")).body.result;
+    const s = await inboxStream(user.token);
+    const ready = await s.next((f) => f.event === "ready");
+    const { body } = await client.get(`/api/inbox/${accepted.conversation_id}`, user.token);
+    await client.post(`/bot${bot.token}/sendChatAction`, { chat_id: body.result.number, action: "typing" });
+    const typing = await s.next((f) => f.event === "typing");
+    expect(typing.data).toMatchObject({ kind: "typing", chat_id: chat, bot_id: bot.id });
+    expect(typing.id).toBe(ready.id);
+    await visitor(chat, "after typing");
+    await s.next((f) => f.event === "message_created" && f.data.message.text === "after typing");
+  });
+
   test("a cursor older than the replay window asks the client to reload", async () => {
     const s = await inboxStream(user.token, {}, `?since=${Date.now() - REPLAY_MAX_AGE_MS - 60_000}`);
     const reset = await s.next((f) => f.event === "reset");

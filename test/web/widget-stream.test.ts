@@ -123,6 +123,20 @@ describe("widget stream", () => {
     expect(deleted.data.text).toBeUndefined();
   });
 
+  test("the bot's typing action reaches the chat's stream; other events there do not break it", async () => {
+    const chat = `typing-${crypto.randomUUID()}`;
+    const accepted = (await visitor(chat, "hello?")).body.result;
+    const s = await stream(`/api/messages/stream?widget_key=${bot.widget_key}&chat_id=${chat}`);
+    await s.next((f) => f.event === "ready");
+    const { body } = await client.get(`/api/inbox/${accepted.conversation_id}`, user.token);
+    const res = await client.post(`/bot${bot.token}/sendChatAction`, { chat_id: body.result.number, action: "typing" });
+    expect(res.status).toBe(200);
+    const typing = await s.next((f) => f.event === "typing");
+    expect(typing.id).toBeUndefined();
+    await visitor(chat, "still there");
+    expect((await s.next(isMessage)).data.text).toBe("still there");
+  });
+
   test("chats of private channels stream nothing, like the public history", async () => {
     const chat = `crm-${crypto.randomUUID()}`;
     await client.post("/api/messages", { bot_id: bot.id, chat_id: chat, channel: "crm", text: "private" });

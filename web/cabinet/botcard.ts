@@ -56,7 +56,7 @@ function render(page: HTMLElement, initial: Bot, channels: Channel[], ctx: Conte
   showToken();
 
   const snippet = embedSnippet(ctx.publicUrl, bot.widget_key);
-  const webhook = h("div", { class: "webhook", "aria-live": "polite" }, h("span", { class: "muted" }, "Checking…"));
+  const webhook = h("div", { class: "webhook", "aria-live": "polite", "aria-labelledby": "webhook-title" }, h("span", { class: "muted" }, "Checking…"));
   const loadWebhook = async () => {
     try {
       const info = await get(`/api/bots/${bot.id}/get-webhook-info`, bot.token);
@@ -93,6 +93,8 @@ function render(page: HTMLElement, initial: Bot, channels: Channel[], ctx: Conte
         h("h2", { id: "token-title" }, "API token"),
         h("p", { class: "muted small" }, "For the bot's backend: Authorization: Bearer <token>, or Telegram libraries pointed at this server."),
         h("div", { class: "kv" }, tokenText, reveal, copyButton("Copy", () => bot.token, "Copy token"), rotate),
+        h("h3", { id: "webhook-title" }, "Updates delivery"),
+        webhook,
       ),
       h("section", { class: "card", "aria-labelledby": "keys-title" },
         h("h2", { id: "keys-title" }, "Keys"),
@@ -104,10 +106,6 @@ function render(page: HTMLElement, initial: Bot, channels: Channel[], ctx: Conte
         h("p", { class: "muted small" }, "Paste this before </body> on every page where visitors should be able to chat."),
         h("pre", { class: "snippet", "aria-label": "Embed snippet" }, h("code", null, snippet)),
         copyButton("Copy snippet", () => snippet),
-      ),
-      h("section", { class: "card", "aria-labelledby": "webhook-title" },
-        h("h2", { id: "webhook-title" }, "Updates delivery"),
-        webhook,
       ),
       h("section", { class: "card span-2", "aria-labelledby": "channels-title" },
         h("h2", { id: "channels-title" }, "Channels"),

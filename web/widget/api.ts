@@ -48,6 +48,8 @@ export interface Live {
   message(m: WidgetMessage): void;
   updated(m: WidgetMessage): void;
   deleted(id: string): void;
+  /** The bot announced it is typing (Telegram's sendChatAction). */
+  typing(): void;
   /** Highest message_id shown so far: where a fresh connection resumes. */
   cursor(): number;
 }
@@ -144,6 +146,7 @@ export class Api {
       on("message", live.message);
       on("message_updated", live.updated);
       on("message_deleted", (d) => live.deleted(d.id));
+      on("typing", live.typing);
       es.onopen = () => (failures = 0);
       es.onerror = () => {
         // CLOSED: the server refused the stream (not an event stream); CONNECTING: a break.

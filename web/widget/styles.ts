@@ -28,6 +28,7 @@ header p{font-size:13px;opacity:.9;overflow-wrap:anywhere}
 .msg{max-width:82%;padding:8px 12px;border-radius:14px;white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #e5e7eb;align-self:flex-start}
 .msg.in{align-self:flex-end;background:var(--c);color:#fff;border-color:transparent}
 .msg.pending{opacity:.7}
+.typing{font-style:italic;opacity:.7}
 .msg.failed{background:#fef2f2;color:#991b1b;border-color:#fecaca}
 .meta{display:block;font-size:11px;opacity:.75;margin-top:2px}
 .meta button{text-decoration:underline;margin-left:6px;font-size:11px}

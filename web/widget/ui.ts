@@ -14,6 +14,8 @@ export interface Options {
 const FALLBACK_CONFIG: WidgetConfig = { title: "Chat with us", subtitle: "", greeting: null, color: "#2563eb", position: "right" };
 /** Messages are capped by the API at this length; the textarea says so up front. */
 const MAX_TEXT = 4096;
+/** Telegram shows a chat action for 5 s unless a message ends it sooner. */
+const TYPING_MS = 5_000;
 /** The textarea grows with its text up to this height, then scrolls. */
 const MAX_INPUT_PX = 120;
 
@@ -117,8 +119,16 @@ export function mount(options: Options): void {
     cursor = Math.max(cursor, Number(m.message_id));
   };
 
+  let typing: HTMLElement | undefined;
+  let typingTimer: ReturnType<typeof setTimeout> | undefined;
+  const stopTyping = () => {
+    typing?.remove();
+    typing = undefined;
+  };
+
   const show = (m: WidgetMessage) => {
     if (byId.has(m.id)) return;
+    if (m.direction === "out") stopTyping();
     const clientId = m.metadata?.client_message_id;
     const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
     if (mine) {
@@ -175,6 +185,14 @@ export function mount(options: Options): void {
         byId.delete(id);
       },
       cursor: () => cursor,
+      typing: () => {
+        typing ??= bubble("typing…", false);
+        typing.classList.add("typing");
+        log.append(typing);
+        scrollDown();
+        clearTimeout(typingTimer);
+        typingTimer = setTimeout(stopTyping, TYPING_MS);
+      },
     });
   };
 

@@ -1,6 +1,6 @@
 // One bus subscription per subject per process, shared by every open stream that needs
 // it: a hundred visitors of one site's widget cost one NATS subscription, not a hundred.
-import type { EventBus, Handler, Unsubscribe } from "../../bus/bus.ts";
+import { defaultOnError, type EventBus, type Handler, type Unsubscribe } from "../../bus/bus.ts";
 
 interface Shared {
   handlers: Set<Handler>;
@@ -20,13 +20,22 @@ function hubOf(bus: EventBus): Map<string, Shared> {
  * any process reach it (bus.flush). The returned function removes it; the last one out
  * ends the bus subscription.
  */
-export async function subscribeShared(bus: EventBus, subject: string, handler: Handler): Promise<Unsubscribe> {
+export async function subscribeShared(
+  bus: EventBus, subject: string, handler: Handler, onError: (subject: string, err: unknown) => void = defaultOnError,
+): Promise<Unsubscribe> {
   const hub = hubOf(bus);
   let shared = hub.get(subject);
   if (!shared) {
     const handlers = new Set<Handler>();
     const unsubscribe = bus.subscribe(subject, (data, concrete) => {
-      for (const h of [...handlers]) h(data, concrete);
+      // One stream's failure must not keep the event from the others.
+      for (const h of [...handlers]) {
+        try {
+          h(data, concrete);
+        } catch (err) {
+          onError(subject, err);
+        }
+      }
     });
     shared = { handlers, unsubscribe };
     hub.set(subject, shared);

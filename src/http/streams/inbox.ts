@@ -59,15 +59,21 @@ async function followInbox(platform: Platform, ownerId: string, resumeFrom: numb
   const queued: PlatformEvent[] = [];
 
   const forward = (event: PlatformEvent) => {
-    cursor = Math.max(cursor, timeOf(event.conversation.updated_at), timeOf(event.message?.edited_at));
+    // Other kinds (typing) carry no conversation snapshot and leave the cursor alone.
+    cursor = Math.max(cursor, timeOf(event.conversation?.updated_at), timeOf(event.message?.edited_at));
     sink.send({ event: event.kind, id: cursor, data: event });
   };
 
   // Subscribe first and hold live events until the replay is out, so none falls in between.
-  const unsubscribe = await subscribeShared(platform.bus, `events.${ownerId}.>`, (data) => {
-    if (live) forward(data as PlatformEvent);
-    else queued.push(data as PlatformEvent);
-  });
+  const unsubscribe = await subscribeShared(
+    platform.bus,
+    `events.${ownerId}.>`,
+    (data) => {
+      if (live) forward(data as PlatformEvent);
+      else queued.push(data as PlatformEvent);
+    },
+    (subject, err) => platform.logger.warn({ err, subject }, "inbox stream event handler failed"),
+  );
   try {
     const now = (await databaseNow(platform.db)).getTime();
     if (resumeFrom !== undefined) {

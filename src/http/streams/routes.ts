@@ -48,7 +48,7 @@ export const streamRoutes = (platform: Platform) =>
           summary: "Live messages of a web or widget chat (Server-Sent Events)",
           description:
             "Events: `ready` (id = where the stream starts), `message` (id = the message's message_id; data = Message), " +
-            "`message_updated` and `message_deleted` (no id). Resume with the Last-Event-ID header or `since`: every message " +
+            "`message_updated`, `message_deleted` and `typing` (the bot's chat action) without an id. Resume with the Last-Event-ID header or `since`: every message " +
             "of the chat with a higher message_id is sent first. Heartbeat comments every 15 s.",
           responses: eventStream("An event stream of the chat's messages", [400, 403, 404, 429]),
         },
@@ -66,7 +66,7 @@ export const streamRoutes = (platform: Platform) =>
           description:
             "Authorization: Bearer <user token> (read it with fetch(); EventSource cannot send headers). Events are named by kind " +
             "(conversation_created, message_created, conversation_updated, message_updated, message_deleted; data = " +
-            "{kind, owner_id, bot_id, conversation, message?}), plus `ready` and `reset` (reload: the gap was too large). " +
+            "{kind, owner_id, bot_id, conversation, message?}), `typing`, plus `ready` and `reset` (reload: the gap was too large). " +
             "Every event id is a resume cursor (database time in ms); replayed events may repeat ones already seen.",
           responses: eventStream("An event stream of inbox changes", [400, 401]),
         },

@@ -65,6 +65,15 @@ export async function openWidgetStream(platform: Platform, query: WidgetStreamQu
   });
 }
 
+/** The bot's "typing" chat action (Telegram facade's sendChatAction), published beside inbox events. */
+interface TypingEvent {
+  kind: "typing";
+  bot_id: string;
+  chat_id: string;
+  channel: string;
+}
+const isTyping = (data: unknown): data is TypingEvent => (data as { kind?: unknown })?.kind === "typing";
+
 /** Same rule as the public history: only browser chats, and only the channel asked for. */
 const visible = (conversation: Pick<DbConversation, "channel">, channel: string | undefined) =>
   PUBLIC_HISTORY_CHANNELS.has(conversation.channel) && (!channel || channel === conversation.channel);
@@ -115,8 +124,12 @@ async function followChat(
   };
 
   const onEvent = (data: unknown) => {
+    if (isTyping(data)) {
+      if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) sink.send({ event: "typing", data: {} });
+      return;
+    }
     const event = data as PlatformEvent;
-    if (event.bot_id !== bot.id || event.conversation.chat_id !== query.chat_id || !event.message) return;
+    if (event.bot_id !== bot.id || event.conversation?.chat_id !== query.chat_id || !event.message) return;
     if (event.kind === "message_created") {
       if (Number(event.message.message_id) > cursor) pump();
       return;
@@ -131,7 +144,8 @@ async function followChat(
   };
 
   // Subscribe before reading, so nothing committed in between goes unnoticed.
-  const unsubscribe = await subscribeShared(platform.bus, `events.${bot.owner_id}.*`, onEvent);
+  const unsubscribe = await subscribeShared(platform.bus, `events.${bot.owner_id}.*`, onEvent, (subject, err) =>
+    platform.logger.warn({ err, subject }, "widget stream event handler failed"));
   try {
     conversation = await findConversationByChat(db, bot.id, query.chat_id);
     if (resumeFrom === undefined && conversation) cursor = await latestMessageId(db, conversation.id);
