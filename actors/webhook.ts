@@ -22,6 +22,8 @@ export const READ_BATCH = 100;
 export const MAX_BUFFERED_UPDATES = 1000;
 /** Why: a failed confirm only risks repeats after a takeover; trying again soon keeps pending_update_count honest. */
 const CONFIRM_RETRY_MS = 1000;
+/** Why: one confirm covers the deliveries of this window instead of one write each; a crash repeats at most that much. */
+const CONFIRM_DELAY_MS = 50;
 
 export const SECRET_HEADERS = ["X-Bot-Api-Secret-Token", "X-Telegram-Bot-Api-Secret-Token"] as const;
 
@@ -202,7 +204,7 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     this.confirmWanted = Math.max(this.confirmWanted, below);
     if (this.confirming || this.confirmWanted <= this.confirmedBelow) return;
     this.confirming = true;
-    void this.runConfirms();
+    setTimeout(() => void this.runConfirms(), CONFIRM_DELAY_MS);
   }
 
   private async runConfirms(): Promise<void> {

@@ -116,11 +116,6 @@ export async function getWebhookInfo(platform: Platform, bot: Pick<DbBot, "id">)
   return info;
 }
 
-/** True while the bot has a webhook: get-updates answers 409 then. */
-export async function hasWebhook(db: Db, botId: string): Promise<boolean> {
-  return Boolean((await findWebhook(db, botId))?.url);
-}
-
 // ---- the cabinet's delivery log ------------------------------------------------------------
 
 export const toAttempt = (row: DbAttempt) => ({

@@ -57,6 +57,7 @@ interface Held {
   botId: string;
   ref: ActorRef<DeliveringActor>;
   keeper: LeaseKeeper;
+  since: number;
 }
 
 export class WebhookWorker {
@@ -191,10 +192,14 @@ export class WebhookWorker {
 
   private async scanOnce(): Promise<void> {
     const { db } = this.platform;
+    const listedAt = Date.now();
     const webhookBots = (await listWebhookBotIds(db)).filter((id) => this.accepts(id));
     this.webhookBots = new Set(webhookBots);
     for (const held of [...this.held.values()]) {
-      if (held.kind === "webhook" && !this.webhookBots.has(held.botId)) this.retire(held.kind, held.botId, "webhook removed");
+      // Taken since the list was read: a webhook set meanwhile is not in it yet.
+      if (held.kind === "webhook" && held.since < listedAt && !this.webhookBots.has(held.botId)) {
+        this.retire(held.kind, held.botId, "webhook removed");
+      }
     }
     await enqueueMissedCallbacks(db, new Date(Date.now() - CALLBACK_CATCH_UP_MS), CALLBACK_CHANNELS);
     const callbackBots = (await listBotsWithPendingCallbacks(db)).filter((id) => this.accepts(id));
@@ -234,7 +239,7 @@ export class WebhookWorker {
         ? new WebhookActor(this.deps, botId, keeper, (work) => ref.tell(work as never), finish)
         : new CallbackActor(this.deps, botId, keeper, (work) => ref.tell(work as never), finish),
     );
-    this.held.set(name, { kind, botId, ref, keeper });
+    this.held.set(name, { kind, botId, ref, keeper, since: sentAt });
     this.platform.logger.debug({ bot: botId, kind, holder: this.holder }, "delivering for bot");
     // The first message creates the actor, whose onStart loads its work.
     ref.tell(() => undefined);

@@ -1,0 +1,157 @@
+// Webhook fan-out: updates/s the webhook worker delivers to a local receiver over many bots,
+// with per-chat order checked on arrival. Two phases: a backlog (every update already in the
+// log when the worker starts: pure delivery throughput) and live traffic (ingest and delivery
+// at once: end-to-end latency from POST /api/messages to the receiver). Printed next to a
+// baseline measured in the same run: bare POSTs to the same receiver at the same concurrency.
+// Runs in the mode the env names (DATABASE_URL + NATS_URL → Postgres + JetStream; neither →
+// embedded PGlite in memory).
+//   bun bench/webhooks.ts [--bots 100] [--chats 5] [--per-chat 10]
+import { loadConfig } from "../src/config.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createLogger } from "../src/logger.ts";
+import { openDb } from "../src/platform.ts";
+import { startServer } from "../src/server.ts";
+import { startWebhookWorker } from "../src/webhooks/worker.ts";
+import { percentile } from "./stats.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const BOTS = arg("bots", 100);
+const CHATS = arg("chats", 5);
+const PER_CHAT = arg("per-chat", 10);
+/** Requests the bench itself keeps in flight while ingesting; the worker has its own limits. */
+const INGEST_CONCURRENCY = 20;
+
+const config = {
+  ...loadConfig({ ...process.env, JWT_SECRET: process.env.JWT_SECRET ?? "bench-secret-bench-secret-bench-secret!", RATE_LIMITS: "off", ALLOW_PRIVATE_WEBHOOKS: "1" }),
+  port: 0, host: "127.0.0.1",
+};
+const db = await openDb(config, true);
+await migrate(db);
+// Over real HTTP, as clients would: each request is its own turn of the event loop.
+const server = await startServer(config, createLogger({ logLevel: "silent", logPretty: false }), { db, migrate: false });
+const { platform } = server;
+const call = async (method: string, path: string, body?: unknown, token?: string) => {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = (await res.json()) as any;
+  if (!parsed.ok) throw new Error(`${method} ${path}: ${JSON.stringify(parsed)}`);
+  return parsed.result;
+};
+
+// The receiver: records first arrivals per bot and chat, counts repeats and order breaks.
+const sentAt = new Map<string, number>();
+const lastSeen = new Map<string, number>();
+const seen = new Set<string>();
+let arrived = 0;
+let repeats = 0;
+let orderBreaks = 0;
+const latencies: number[] = [];
+const receiver = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(request) {
+    const bot = new URL(request.url).pathname.slice(1);
+    const update = (await request.json()) as any;
+    const key = `${bot} ${update.update_id}`;
+    if (seen.has(key)) {
+      repeats++;
+      return new Response("ok");
+    }
+    seen.add(key);
+    arrived++;
+    const chat = `${bot} ${update.message.chat.id}`;
+    if ((lastSeen.get(chat) ?? 0) > update.update_id) orderBreaks++;
+    lastSeen.set(chat, update.update_id);
+    const sent = sentAt.get(`${bot} ${update.message.text}`);
+    if (sent !== undefined) latencies.push(performance.now() - sent);
+    return new Response("ok");
+  },
+});
+const receiverUrl = `http://127.0.0.1:${receiver.port}`;
+
+const { token } = await call("POST", "/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "secret123" });
+const bots: Array<{ id: string; token: string }> = [];
+for (let i = 0; i < BOTS; i++) {
+  const bot = await call("POST", "/api/bots", { name: `Fanout ${i}` }, token);
+  await call("POST", `/api/bots/${bot.id}/set-webhook`, { url: `${receiverUrl}/${bot.id}` }, bot.token);
+  bots.push(bot);
+}
+
+/** One message per (bot, chat) per round, rounds in order, so update order per chat is the send order. */
+async function ingest(round: number, timed: boolean): Promise<void> {
+  const jobs = bots.flatMap((bot) => Array.from({ length: CHATS }, (_, c) => ({ bot, chat: `chat-${c}` })));
+  for (let i = 0; i < jobs.length; i += INGEST_CONCURRENCY) {
+    await Promise.all(jobs.slice(i, i + INGEST_CONCURRENCY).map(async ({ bot, chat }) => {
+      const text = `${chat} r${round}`;
+      if (timed) sentAt.set(`${bot.id} ${text}`, performance.now());
+      await call("POST", "/api/messages", { bot_id: bot.id, chat_id: chat, text, channel: "web" });
+    }));
+  }
+}
+
+async function waitFor(total: number): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  while (arrived < total) {
+    if (Date.now() > deadline) throw new Error(`only ${arrived}/${total} delivered`);
+    await Bun.sleep(5);
+  }
+}
+
+const perPhase = BOTS * CHATS * PER_CHAT;
+console.log(`mode ${config.mode}: ${BOTS} bots × ${CHATS} chats × ${PER_CHAT} updates = ${perPhase} updates per phase`);
+
+// Baseline: the same number of bare POSTs to the receiver, as many in flight as the worker may have.
+const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
+const baselineStart = performance.now();
+const lanes = Math.min(perPhase, BOTS * CHATS);
+await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
+  for (let i = lane; i < perPhase; i += lanes) {
+    await fetch(`http://127.0.0.1:${bare.port}/`, { method: "POST", body: `{"update_id":${i}}` }).then((r) => r.text());
+  }
+}));
+const baselineRate = perPhase / ((performance.now() - baselineStart) / 1000);
+bare.stop(true);
+
+// Phase 1: backlog.
+const ingestStart = performance.now();
+for (let round = 0; round < PER_CHAT; round++) await ingest(round, false);
+const ingestSeconds = (performance.now() - ingestStart) / 1000;
+const deliverStart = performance.now();
+const worker = await startWebhookWorker(platform);
+// The first tenth includes each actor's start (lease, settings, first read of its log).
+await waitFor(perPhase / 10);
+const firstTenthMs = performance.now() - deliverStart;
+await waitFor(perPhase);
+const backlogMs = performance.now() - deliverStart;
+const backlogRate = perPhase / (backlogMs / 1000);
+const steadyRate = (perPhase * 0.9) / ((backlogMs - firstTenthMs) / 1000);
+
+// Phase 2: live traffic, ingest and delivery together.
+const liveStart = performance.now();
+for (let round = PER_CHAT; round < 2 * PER_CHAT; round++) await ingest(round, true);
+await waitFor(2 * perPhase);
+const liveRate = perPhase / ((performance.now() - liveStart) / 1000);
+latencies.sort((a, b) => a - b);
+
+console.log(`baseline: bare POSTs to a local receiver, ${lanes} in flight   ${baselineRate.toFixed(0).padStart(7)} req/s`);
+console.log(`ingest (POST /api/messages, ${INGEST_CONCURRENCY} at a time)            ${(perPhase / ingestSeconds).toFixed(0).padStart(7)} msg/s`);
+console.log(`backlog delivery (worker alone), overall           ${backlogRate.toFixed(0).padStart(7)} updates/s  (×${(backlogRate / baselineRate).toFixed(2)} baseline; first 10 % took ${firstTenthMs.toFixed(0)} ms)`);
+console.log(`backlog delivery, after the first 10 %            ${steadyRate.toFixed(0).padStart(7)} updates/s  (×${(steadyRate / baselineRate).toFixed(2)} baseline)`);
+console.log(`live delivery (ingest + delivery together)        ${liveRate.toFixed(0).padStart(7)} updates/s`);
+console.log(`live latency POST → receiver                      p50 ${percentile(latencies, 50).toFixed(1)} ms  p95 ${percentile(latencies, 95).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+console.log(`per-chat order breaks ${orderBreaks}, repeats ${repeats}, delivered ${arrived}/${2 * perPhase}`);
+
+await worker.stop();
+const outcomes = await db.query<{ outcome: string; n: number }>(
+  `select coalesce(error, status_code::text) as outcome, count(*)::int as n from delivery_attempts group by 1 order by 2 desc limit 5`);
+console.log(`attempts logged: ${outcomes.map((o) => `${o.outcome} ×${o.n}`).join(", ")}`);
+receiver.stop(true);
+await server.stop();
+await db.close();
+if (orderBreaks > 0 || arrived !== 2 * perPhase) process.exit(1);
