@@ -24,7 +24,7 @@ const ctx: Context = {
 let cleanup: Cleanup | undefined;
 /** Kept while the route stays in the inbox, so opening another conversation keeps the list. */
 let inbox: InboxView | undefined;
-let shell: { root: HTMLElement; main: HTMLElement; links: Map<string, HTMLAnchorElement> } | undefined;
+let shell: { root: HTMLElement; main: HTMLElement; links: Map<string, HTMLAnchorElement>; dispose: () => void } | undefined;
 
 function expire() {
   session.end();
@@ -59,12 +59,12 @@ function buildShell() {
       h("div", { class: "topbar-end" },
         liveBadge,
         h("span", { class: "who" }, session.email),
-        h("button", { type: "button", class: "ghost small", onclick: () => { stopState(); logout(); } }, "Log out"),
+        h("button", { type: "button", class: "ghost small", onclick: logout }, "Log out"),
       ),
     ),
     main,
   );
-  return { root, main, links };
+  return { root, main, links, dispose: stopState };
 }
 
 function render() {
@@ -76,6 +76,7 @@ function render() {
   app.removeAttribute("aria-busy");
   if (!session.token) {
     ctx.live.stop();
+    shell?.dispose();
     shell = undefined;
     if (section !== "login" && section !== "register") return void (location.hash = "#/login");
     document.title = section === "register" ? "Create an account · botinbox" : "Log in · botinbox";
