@@ -69,7 +69,8 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
   private inFlight = 0;
   private confirmWanted = 0;
   private confirmedBelow = 0;
-  private confirming = false;
+  private confirmTimer: ReturnType<typeof setTimeout> | undefined;
+  private confirmRun: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -84,6 +85,14 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
 
   async onStart(): Promise<void> {
     await this.reload(false);
+  }
+
+  /** What was delivered is confirmed before the lease goes, so the next holder does not repeat it. */
+  override async onStop(): Promise<void> {
+    clearTimeout(this.confirmTimer);
+    this.confirmTimer = undefined;
+    await this.flushConfirm();
+    await super.onStop();
   }
 
   /** New settings (set-webhook); `dropped`: the log was emptied, so the buffer goes too. */
@@ -199,28 +208,31 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     this.schedulePump();
   }
 
-  /** Confirms below `below`, coalescing: at most one confirm in flight, the latest target wins. */
+  /** Confirms below `below` after a short delay, so one write covers many deliveries; confirms run one at a time. */
   private confirm(below: number): void {
     this.confirmWanted = Math.max(this.confirmWanted, below);
-    if (this.confirming || this.confirmWanted <= this.confirmedBelow) return;
-    this.confirming = true;
-    setTimeout(() => void this.runConfirms(), CONFIRM_DELAY_MS);
+    if (this.confirmTimer || this.confirmWanted <= this.confirmedBelow) return;
+    this.confirmTimer = setTimeout(() => {
+      this.confirmTimer = undefined;
+      void this.flushConfirm();
+    }, CONFIRM_DELAY_MS);
   }
 
-  private async runConfirms(): Promise<void> {
-    try {
-      while (this.confirmedBelow < this.confirmWanted && !this.stopped && this.lease.valid()) {
-        const target = this.confirmWanted;
+  /** Confirms what is wanted now. Safe even after the lease is lost: it only covers updates we delivered. */
+  private flushConfirm(): Promise<void> {
+    this.confirmRun = this.confirmRun.then(async () => {
+      const target = this.confirmWanted;
+      if (target <= this.confirmedBelow) return;
+      try {
         await this.deps.log.confirm(this.botId, target);
         this.confirmedBelow = target;
+      } catch (err) {
+        // Unconfirmed only means a repeat after a takeover; try again shortly.
+        this.deps.logger.warn({ err, bot: this.botId }, "confirming delivered updates failed");
+        if (!this.stopped) setTimeout(() => this.self((actor) => actor.confirm(0)), CONFIRM_RETRY_MS);
       }
-    } catch (err) {
-      // Unconfirmed only means a repeat after a takeover; try again shortly.
-      this.deps.logger.warn({ err, bot: this.botId }, "confirming delivered updates failed");
-      setTimeout(() => this.self((actor) => actor.confirm(0)), CONFIRM_RETRY_MS);
-    } finally {
-      this.confirming = false;
-    }
+    });
+    return this.confirmRun;
   }
 
   /** drop_pending_updates: forget what is buffered and not already on its way. */

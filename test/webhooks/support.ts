@@ -68,7 +68,7 @@ export function startReceiver(initial: Behaviour = () => new Response("ok")): Re
 }
 
 /** Fast retries and timeouts so the tests take seconds; production keeps the named defaults. */
-export const FAST: WorkerOptions = { scanIntervalMs: 300, timeoutMs: 1500, backoff: { baseMs: 50, capMs: 400 } };
+export const FAST: WorkerOptions = { scanIntervalMs: 300, timeoutMs: 3000, backoff: { baseMs: 50, capMs: 400 } };
 
 export function testWorker(platform: Platform, bots: Set<string>, options: WorkerOptions = {}): Promise<WebhookWorker> {
   return startWebhookWorker(platform, { ...FAST, accept: (id) => bots.has(id), ...options });
