@@ -1,54 +1,37 @@
 // Channel callbacks: outgoing messages on a channel with a callback_url are POSTed there,
 // signed, retried, and their delivery state is kept per message.
 import { createHmac } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { WebhookWorker } from "../../src/webhooks/worker.ts";
-import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
-import { startReceiver, testWorker, until, type Receiver } from "./support.ts";
+import { describe, expect, test } from "bun:test";
+import { createTestBot, type TestBot } from "../support/harness.ts";
+import { testWorker, until, workerFixture } from "./support.ts";
 
-let client: Client;
-let alice: TestUser;
-let receiver: Receiver;
-let worker: WebhookWorker;
-const mine = new Set<string>();
+const fx = workerFixture();
 const SECRET = "callback-secret-123";
 
-beforeAll(async () => {
-  client = await testClient();
-  alice = await registerUser(client);
-  receiver = startReceiver();
-  worker = await testWorker(client.platform, mine);
-});
-afterEach(() => receiver.behave(() => new Response("ok")));
-afterAll(async () => {
-  await worker.stop();
-  receiver.stop();
-});
-
 async function callbackBot(path: string, channel = "custom_api", secret: string | null = SECRET): Promise<TestBot> {
-  const bot = await createTestBot(client, alice);
-  mine.add(bot.id);
-  const config: Record<string, string> = { callback_url: `${receiver.url}${path}` };
+  const bot = await createTestBot(fx.client, fx.alice);
+  fx.mine.add(bot.id);
+  const config: Record<string, string> = { callback_url: `${fx.receiver.url}${path}` };
   if (secret) config.secret = secret;
-  const res = await client.patch(`/api/bots/${bot.id}/channels`, { channel_type: channel, config }, alice.token);
+  const res = await fx.client.patch(`/api/bots/${bot.id}/channels`, { channel_type: channel, config }, fx.alice.token);
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   return bot;
 }
 
 async function conversationOn(bot: TestBot, channel: string) {
   const chatId = `cb-${crypto.randomUUID()}`;
-  const res = await client.post("/api/messages", { bot_id: bot.id, chat_id: chatId, text: "hello", channel, user: { id: "u1" } });
+  const res = await fx.client.post("/api/messages", { bot_id: bot.id, chat_id: chatId, text: "hello", channel, user: { id: "u1" } });
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   return { chatId, conversationId: res.body.result.conversation_id as string };
 }
 
 const send = async (bot: TestBot, chatId: string, text: string) => {
-  const res = await client.post(`/api/bots/${bot.id}/send-message`, { chat_id: chatId, text }, bot.token);
+  const res = await fx.client.post(`/api/bots/${bot.id}/send-message`, { chat_id: chatId, text }, bot.token);
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   return res.body.result;
 };
-const at = (path: string) => receiver.received.filter((r) => r.path === path);
-const states = async (bot: TestBot) => (await client.get(`/api/bots/${bot.id}/callback-deliveries`, alice.token)).body.result as any[];
+const at = (path: string) => fx.receiver.received.filter((r) => r.path === path);
+const states = async (bot: TestBot) => (await fx.client.get(`/api/bots/${bot.id}/callback-deliveries`, fx.alice.token)).body.result as any[];
 
 describe("channel callbacks", () => {
   test("bot and operator replies are POSTed signed, in order; incoming messages are not", async () => {
@@ -56,7 +39,7 @@ describe("channel callbacks", () => {
     const bot = await callbackBot(path);
     const { chatId, conversationId } = await conversationOn(bot, "custom_api");
     await send(bot, chatId, "bot reply 1");
-    await client.post(`/api/inbox/${conversationId}`, { text: "operator reply" }, alice.token);
+    await fx.client.post(`/api/inbox/${conversationId}`, { text: "operator reply" }, fx.alice.token);
     await send(bot, chatId, "bot reply 2");
     await until("three callbacks", () => at(path).length === 3);
     const got = at(path);
@@ -81,7 +64,7 @@ describe("channel callbacks", () => {
     const path = "/cb-flaky";
     let failures = 0;
     let seenPending = false;
-    receiver.behave(async (req) => {
+    fx.receiver.behave(async (req) => {
       if (req.path !== path) return new Response("ok");
       if (failures < 2) {
         failures++;
@@ -108,7 +91,7 @@ describe("channel callbacks", () => {
     expect(at(path).map((r) => r.body.message.text)).toEqual(["retry me", "retry me", "retry me"]);
     expect(at(path)[0]!.body.message.message_id).toBe(message.message_id);
     const log = await until("three attempts logged", async () => {
-      const res = await client.get(`/api/bots/${bot.id}/deliveries`, alice.token);
+      const res = await fx.client.get(`/api/bots/${bot.id}/deliveries`, fx.alice.token);
       return res.body.result.length === 3 ? res.body.result : undefined;
     });
     expect(log.map((a: any) => [a.kind, a.status_code])).toEqual([["callback", 200], ["callback", 503], ["callback", 503]]);
@@ -117,7 +100,7 @@ describe("channel callbacks", () => {
 
   test("410 marks the message failed and is not retried; without a secret nothing is signed", async () => {
     const path = "/cb-gone";
-    receiver.behave((req) => (req.path === path ? new Response("unknown chat", { status: 410 }) : new Response("ok")));
+    fx.receiver.behave((req) => (req.path === path ? new Response("unknown chat", { status: 410 }) : new Response("ok")));
     const bot = await callbackBot(path, "mobile_app", null);
     const { chatId } = await conversationOn(bot, "mobile_app");
     await send(bot, chatId, "to nobody");
@@ -132,8 +115,8 @@ describe("channel callbacks", () => {
   });
 
   test("channels without a callback_url, and the widget, get no callbacks", async () => {
-    const bot = await createTestBot(client, alice);
-    mine.add(bot.id);
+    const bot = await createTestBot(fx.client, fx.alice);
+    fx.mine.add(bot.id);
     const { chatId } = await conversationOn(bot, "custom_api");
     await send(bot, chatId, "no callback configured");
     await Bun.sleep(500);
@@ -145,9 +128,9 @@ describe("channel callbacks", () => {
     const bot = await callbackBot(path, "email");
     const { chatId } = await conversationOn(bot, "email");
     // Stop listening for events, as if the bus dropped them; the periodic scan still finds the message.
-    await worker.stop();
+    await fx.worker.stop();
     await send(bot, chatId, "found later");
-    worker = await testWorker(client.platform, mine);
+    fx.worker = await testWorker(fx.client.platform, fx.mine);
     await until("delivered by the scan", () => at(path).length === 1);
     expect(at(path)[0]!.body.message.text).toBe("found later");
   });

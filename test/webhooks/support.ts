@@ -1,12 +1,13 @@
 // Fixtures for the webhook tests: a real HTTP receiver on 127.0.0.1 that records what it is
 // sent and how many requests were in flight at once, a worker scoped to the test's own bots,
 // and small helpers to make traffic.
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { jetStreamLeases } from "../../src/leases/jetstream.ts";
 import type { Leases } from "../../src/leases/leases.ts";
 import { memoryLeases } from "../../src/leases/memory.ts";
 import type { Platform } from "../../src/platform.ts";
 import { startWebhookWorker, type WebhookWorker, type WorkerOptions } from "../../src/webhooks/worker.ts";
-import type { Client, TestBot } from "../support/harness.ts";
+import { registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 export interface Received {
   path: string;
@@ -72,6 +73,32 @@ export const FAST: WorkerOptions = { scanIntervalMs: 300, timeoutMs: 3000, backo
 
 export function testWorker(platform: Platform, bots: Set<string>, options: WorkerOptions = {}): Promise<WebhookWorker> {
   return startWebhookWorker(platform, { ...FAST, accept: (id) => bots.has(id), ...options });
+}
+
+export interface Fixture {
+  client: Client;
+  alice: TestUser;
+  receiver: Receiver;
+  worker: WebhookWorker;
+  /** The bots this file's worker delivers for (the test database is shared). */
+  mine: Set<string>;
+}
+
+/** A file's client, user, receiver (answering 200 unless a test says otherwise) and worker. */
+export function workerFixture(): Fixture {
+  const fx = { mine: new Set<string>() } as Fixture;
+  beforeAll(async () => {
+    fx.client = await testClient();
+    fx.alice = await registerUser(fx.client);
+    fx.receiver = startReceiver();
+    fx.worker = await testWorker(fx.client.platform, fx.mine);
+  });
+  afterEach(() => fx.receiver.behave(() => new Response("ok")));
+  afterAll(async () => {
+    await fx.worker.stop();
+    fx.receiver.stop();
+  });
+  return fx;
 }
 
 /** Leases with a short TTL, of the platform's kind (JetStream KV in production mode). */
