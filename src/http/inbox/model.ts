@@ -49,6 +49,11 @@ export const Message = t.Object(
     metadata: Json,
     created_at: t.String({ format: "date-time" }),
     edited_at: Nullable(t.String({ format: "date-time" })),
+    delivery: t.Optional(
+      Nullable(oneOf(["pending", "delivered", "failed"], {
+        description: "Outgoing messages on a channel with a callback_url: state of the signed POST to it",
+      })),
+    ),
   },
   { title: "Message" },
 );

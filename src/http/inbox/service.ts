@@ -3,6 +3,7 @@ import { contactsOfConversation, findContactsByIds } from "../../db/contacts.ts"
 import { findConversationOfOwner, listInbox, type DbConversation } from "../../db/conversations.ts";
 import { findMessagesByIds, listConversationMessages } from "../../db/messages.ts";
 import { notFound } from "../../errors.ts";
+import { findCallbackStates } from "../../webhooks/db.ts";
 import type { Platform } from "../../platform.ts";
 import { conversationActor } from "../messages/service.ts";
 import {
@@ -64,7 +65,12 @@ export async function conversationDetail(
     listConversationMessages(platform.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null),
     contactsOfConversation(platform.db, row.id),
   ]);
-  return { ...card!, messages: messages.map((m) => toMessage(m, row)), contacts: contacts.map(toContact) };
+  const delivery = await findCallbackStates(platform.db, messages.filter((m) => m.direction === "out").map((m) => m.id));
+  return {
+    ...card!,
+    messages: messages.map((m) => ({ ...toMessage(m, row), delivery: delivery.get(m.id) ?? null })),
+    contacts: contacts.map(toContact),
+  };
 }
 
 export async function operatorReply(platform: Platform, ownerId: string, id: string, text: string): Promise<Message> {
