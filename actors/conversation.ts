@@ -15,6 +15,8 @@ import { insertOutbox } from "../src/db/outbox.ts";
 import { noEffects, type Effects, type EventKind } from "../src/effects.ts";
 import { toConversation, toMessage } from "../src/http/inbox/view.ts";
 import { runtimeMessage } from "../src/runtime/update.ts";
+import { enqueueCallback } from "../src/webhooks/db.ts";
+import { CALLBACK_CHANNELS } from "../src/http/channels/model.ts";
 
 export interface IncomingInput {
   bot: DbBot;
@@ -120,7 +122,7 @@ export class ConversationActor {
     replyMarkup: Record<string, unknown> | null,
     metadata: Record<string, unknown>,
     reportToBot: boolean,
-  ): Promise<{ message: DbMessage; conversation: DbConversation; effects: Effects }> {
+  ): Promise<{ message: DbMessage; conversation: DbConversation; effects: Effects; callbackQueued: boolean }> {
     return this.db.transaction(async (tx) => {
       let conversation = await findConversationByChat(tx, bot.id, this.chatId);
       if (!conversation) throw new Error(`conversation ${bot.id}/${this.chatId} vanished`);
@@ -131,6 +133,8 @@ export class ConversationActor {
         direction: "out", sender, contactId: null, fromId: null, text, replyMarkup, metadata,
         clientMessageId: null, createdAt: new Date(),
       }))!;
+      // Queued with the message, so a callback channel can never miss it, even across a crash.
+      const callbackQueued = await enqueueCallback(tx, message.id, CALLBACK_CHANNELS);
       const before = conversation.status;
       conversation = await touchConversation(tx, conversation.id, message.id, message.created_at, statusAfterReply(before), null);
       const contact = conversation.contact_id ? (await findContactsByIds(tx, [conversation.contact_id]))[0] : undefined;
@@ -141,7 +145,7 @@ export class ConversationActor {
         await insertOutbox(tx, bot.id, ids.last_update_id, payload);
         effects.updates.push({ botId: bot.id, updateId: ids.last_update_id });
       }
-      return { message, conversation, effects };
+      return { message, conversation, effects, callbackQueued };
     });
   }
 

@@ -65,6 +65,18 @@ describe("channels", () => {
     expect(res.body.result.config.callback_url).toBe("https://crm.example/hook");
   });
 
+  test("a callback_url pointing at a private address is refused when saved", async () => {
+    const strict = await testClient({ allowPrivateWebhooks: false });
+    const user = await registerUser(strict);
+    const own = await createTestBot(strict, user);
+    for (const url of ["http://127.0.0.1:9/cb", "http://10.1.2.3/cb", "http://169.254.169.254/latest", "http://[::1]/cb", "http://localhost/cb"]) {
+      const res = await strict.patch(`/api/bots/${own.id}/channels`, { channel_type: "custom_api", config: { callback_url: url } }, user.token);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain("config.callback_url");
+    }
+    await strict.platform.close();
+  });
+
   test("another user's bot channels are 404 for reading and writing", async () => {
     expect((await client.get(`/api/bots/${bot.id}/channels`, bob.token)).status).toBe(404);
     const write = await client.patch(`/api/bots/${bot.id}/channels`, { channel_type: "web", is_active: false }, bob.token);

@@ -13,7 +13,8 @@ describe("delivery state in the inbox", () => {
     const chatId = `state-${crypto.randomUUID()}`;
     const accepted = (await fx.client.post("/api/messages", { bot_id: bot.id, chat_id: chatId, channel: "crm", text: "hi" })).body.result;
     fx.receiver.behave((req) => new Response(null, { status: req.body?.message?.text === "refused" ? 410 : 200 }));
-    await fx.client.post(`/api/inbox/${accepted.conversation_id}`, { text: "taken" }, fx.alice.token);
+    const reply = await fx.client.post(`/api/inbox/${accepted.conversation_id}`, { text: "taken" }, fx.alice.token);
+    expect(reply.body.result.delivery).toBe("pending");
     await fx.client.post(`/api/inbox/${accepted.conversation_id}`, { text: "refused" }, fx.alice.token);
     const messages = await until("both settled", async () => {
       const detail = (await fx.client.get(`/api/inbox/${accepted.conversation_id}`, fx.alice.token)).body.result;

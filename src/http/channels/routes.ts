@@ -28,7 +28,7 @@ export const channelRoutes = (platform: Platform) =>
       "/:id/channels",
       async ({ user, params, body }) => {
         const bot = await requireOwnBot(platform.db, user.id, params.id);
-        return ok(await updateChannel(platform.db, bot.id, body.channel_type, body.is_active, body.config));
+        return ok(await updateChannel(platform.db, platform.config, bot.id, body.channel_type, body.is_active, body.config));
       },
       {
         user: true,

@@ -1,6 +1,8 @@
 import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "elysia";
 import { badRequest } from "../../errors.ts";
+import type { Config } from "../../config.ts";
+import { checkWebhookUrl } from "../../webhooks/service.ts";
 import type { Queryable } from "../../db/driver.ts";
 import { listChannels, upsertChannel, type DbChannel } from "../../db/channels.ts";
 import { CALLBACK_CHANNELS, CallbackConfig, CHANNEL_TYPES, WidgetConfig, type Channel, type ChannelType } from "./model.ts";
@@ -38,8 +40,11 @@ export async function channelsOfBot(db: Queryable, botId: string): Promise<Chann
 }
 
 export async function updateChannel(
-  db: Queryable, botId: string, type: ChannelType, isActive: boolean | undefined, config: Record<string, unknown> | undefined,
+  db: Queryable, policy: Pick<Config, "allowPrivateWebhooks">, botId: string, type: ChannelType, isActive: boolean | undefined, config: Record<string, unknown> | undefined,
 ): Promise<Channel> {
-  if (config !== undefined) validateChannelConfig(type, config);
+  if (config !== undefined) {
+    validateChannelConfig(type, config);
+    if (typeof config.callback_url === "string") await checkWebhookUrl(policy, config.callback_url, "config.callback_url");
+  }
   return toChannel(await upsertChannel(db, botId, type, isActive ?? null, config ?? null));
 }

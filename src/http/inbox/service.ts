@@ -76,11 +76,11 @@ export async function conversationDetail(
 export async function operatorReply(platform: Platform, ownerId: string, id: string, text: string): Promise<Message> {
   const row = await requireOwnConversation(platform, ownerId, id);
   const bot = (await findBotById(platform.db, row.bot_id))!;
-  const { message, conversation, effects } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
+  const { message, conversation, effects, callbackQueued } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
     actor.storeOutgoing(bot, "operator", text, null, {}, true),
   );
   await platform.dispatch(effects);
-  return toMessage(message, conversation);
+  return { ...toMessage(message, conversation), delivery: callbackQueued ? "pending" : null };
 }
 
 export async function patchConversation(
