@@ -11,7 +11,7 @@ import type { Db } from "../src/db/driver.ts";
 import type { Logger } from "../src/logger.ts";
 import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../src/updates/log.ts";
 import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../src/webhooks/db.ts";
-import { backoffMs, postJson, type BackoffOptions, type Outcome } from "../src/webhooks/http.ts";
+import { backoffMs, postJson, type BackoffOptions, type Outcome, type ResponseBody } from "../src/webhooks/http.ts";
 import type { LeaseKeeper } from "../src/webhooks/lease.ts";
 import type { AttemptRecorder } from "../src/webhooks/recorder.ts";
 import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
@@ -26,6 +26,16 @@ const CONFIRM_RETRY_MS = 1000;
 const CONFIRM_DELAY_MS = 50;
 
 export const SECRET_HEADERS = ["X-Bot-Api-Secret-Token", "X-Telegram-Bot-Api-Secret-Token"] as const;
+/** Why: a webhook reply is a request to the facade, held to the facade's 64 KiB body limit. */
+export const MAX_WEBHOOK_REPLY_BYTES = 64 * 1024;
+
+/** "telegram" webhooks (set through the facade): Telegram's shapes, and Telegram's webhook reply. */
+export interface TelegramDelivery {
+  /** The updates in Telegram's shape, in the same order, with one lookup for the whole batch. */
+  shape(botId: string, updates: LogUpdate[]): Promise<unknown[]>;
+  /** Executes the method a receiver's 2xx answer names, as the bot; an error sentence when it failed. */
+  reply(botId: string, body: ResponseBody): Promise<string | undefined>;
+}
 
 export interface DeliveryDeps {
   db: Db;
@@ -36,6 +46,8 @@ export interface DeliveryDeps {
   timeoutMs: number;
   backoff: BackoffOptions;
   now: () => number;
+  /** Needed only for "telegram" webhooks; without it they are sent native updates. */
+  telegram?: TelegramDelivery;
 }
 
 interface ChatQueue {
@@ -120,12 +132,75 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     await this.fill();
     const now = this.deps.now();
     let next = Infinity;
+    const starting: Array<[string, ChatQueue]> = [];
     for (const [key, chat] of this.chats) {
       if (chat.inFlight) continue;
       if (chat.notBefore > now) next = Math.min(next, chat.notBefore);
-      else if (this.inFlight < webhook.max_connections) this.start(key, chat, webhook, now);
+      else if (this.inFlight < webhook.max_connections && !this.skipped(key, chat, webhook, now)) {
+        // Counted in flight now, so the connection limit holds while the bodies are prepared.
+        chat.inFlight = true;
+        this.inFlight++;
+        starting.push([key, chat]);
+      }
     }
+    if (starting.length > 0) await this.post(starting, webhook);
     this.pumpAt(next, now);
+  }
+
+  /** Past the log's retention, or of a kind the webhook does not want: done without a request. */
+  private skipped(key: string, chat: ChatQueue, webhook: Webhook, now: number): boolean {
+    const update = this.pending.get(chat.ids[0]!)!;
+    const expired = update.date * 1000 <= now - UPDATE_RETENTION_MS;
+    const unwanted = webhook.allowed_updates !== null && !webhook.allowed_updates.includes(kindOf(update.payload) as never);
+    if (expired || unwanted) this.delivered(key, chat, update.update_id);
+    return expired || unwanted;
+  }
+
+  /** The bodies of one round's requests: native payloads, or Telegram's shapes converted in one batch. */
+  private async bodies(updates: LogUpdate[], webhook: Webhook): Promise<unknown[]> {
+    const telegram = this.deps.telegram;
+    if (webhook.format !== "telegram" || !telegram) return updates.map((u) => u.payload);
+    return telegram.shape(this.botId, updates);
+  }
+
+  /** Starts one request per chat (already counted in flight), each with the chat's head update. */
+  private async post(starting: Array<[string, ChatQueue]>, webhook: Webhook): Promise<void> {
+    const updates = starting.map(([, chat]) => this.pending.get(chat.ids[0]!)!);
+    let bodies: unknown[];
+    try {
+      bodies = await this.bodies(updates, webhook);
+    } catch (err) {
+      // The lookups failed (database unavailable): these chats back off as after a failed request.
+      this.deps.logger.warn({ err, bot: this.botId }, "preparing webhook bodies failed");
+      for (const [, chat] of starting) {
+        chat.inFlight = false;
+        this.inFlight--;
+        chat.failures++;
+        chat.notBefore = this.deps.now() + backoffMs(chat.failures, this.deps.backoff);
+      }
+      this.schedulePump();
+      return;
+    }
+    const headers: Record<string, string> = {};
+    if (webhook.secret_token) for (const name of SECRET_HEADERS) headers[name] = webhook.secret_token;
+    const telegram = webhook.format === "telegram" ? this.deps.telegram : undefined;
+    starting.forEach(([key], i) => {
+      const id = updates[i]!.update_id;
+      const attemptedAt = new Date();
+      void postJson(webhook.url, JSON.stringify(bodies[i]), headers, {
+        policy: this.deps.policy,
+        timeoutMs: this.deps.timeoutMs,
+        signal: this.lease.signal,
+        keepBodyBytes: telegram ? MAX_WEBHOOK_REPLY_BYTES : undefined,
+      })
+        .then(async (outcome) => {
+          // Executed before the chat's next update is sent, as Telegram does; its failure is
+          // only recorded: the receiver had the update, and Telegram does not retry replies either.
+          if (telegram && outcome.ok && outcome.body) outcome.bodyError ??= await telegram.reply(this.botId, outcome.body);
+          return outcome;
+        })
+        .then((outcome) => this.self((actor) => actor.settle(key, id, webhook, attemptedAt, outcome)));
+    });
   }
 
   /** Reads the log into the buffer, a batch at a time, while there is room for a whole batch. */
@@ -144,26 +219,6 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     }
   }
 
-  private start(key: string, chat: ChatQueue, webhook: Webhook, now: number): void {
-    const id = chat.ids[0]!;
-    const update = this.pending.get(id)!;
-    // Past the log's retention, or of a kind the webhook does not want: done without a request.
-    const expired = update.date * 1000 <= now - UPDATE_RETENTION_MS;
-    const unwanted = webhook.allowed_updates !== null && !webhook.allowed_updates.includes(kindOf(update.payload) as never);
-    if (expired || unwanted) {
-      this.delivered(key, chat, id);
-      return;
-    }
-    chat.inFlight = true;
-    this.inFlight++;
-    const headers: Record<string, string> = {};
-    if (webhook.secret_token) for (const name of SECRET_HEADERS) headers[name] = webhook.secret_token;
-    const attemptedAt = new Date();
-    void postJson(webhook.url, JSON.stringify(update.payload), headers, {
-      policy: this.deps.policy, timeoutMs: this.deps.timeoutMs, signal: this.lease.signal,
-    }).then((outcome) => this.self((actor) => actor.settle(key, id, webhook, attemptedAt, outcome)));
-  }
-
   private async settle(key: string, id: number, webhook: Webhook, attemptedAt: Date, outcome: Outcome): Promise<void> {
     const chat = this.chats.get(key);
     if (chat?.ids[0] === id && chat.inFlight) {
@@ -177,8 +232,9 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     this.chats.set(key, chat);
     this.deps.recorder.add({
       bot_id: this.botId, kind: "webhook", update_id: id, message_id: null, url: webhook.url, status_code: outcome.status ?? null,
-      latency_ms: outcome.latencyMs, error: outcome.error ?? null, attempted_at: attemptedAt.toISOString(),
+      latency_ms: outcome.latencyMs, error: outcome.error ?? outcome.bodyError ?? null, attempted_at: attemptedAt.toISOString(),
     });
+    if (outcome.bodyError) this.deps.logger.warn({ bot: this.botId, update: id, error: outcome.bodyError }, "webhook reply failed");
     if (outcome.ok) {
       this.delivered(key, chat, id);
     } else if (outcome.status === 410) {

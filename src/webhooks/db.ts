@@ -3,6 +3,8 @@ import type { Queryable } from "../db/driver.ts";
 import { json } from "../db/driver.ts";
 
 export type UpdateKind = "message" | "edited_message" | "operator_message";
+/** The shape of what a webhook is sent: native Updates, or Telegram's (set through the facade). */
+export type WebhookFormat = "native" | "telegram";
 
 export interface DbWebhook {
   bot_id: string;
@@ -11,11 +13,12 @@ export interface DbWebhook {
   secret_token: string | null;
   max_connections: number;
   allowed_updates: UpdateKind[] | null;
+  format: WebhookFormat;
   last_error_date: Date | null;
   last_error_message: string | null;
 }
 
-const WEBHOOK_COLUMNS = `bot_id, url, secret_token, max_connections, allowed_updates, last_error_date, last_error_message`;
+const WEBHOOK_COLUMNS = `bot_id, url, secret_token, max_connections, allowed_updates, format, last_error_date, last_error_message`;
 
 export async function findWebhook(db: Queryable, botId: string): Promise<DbWebhook | undefined> {
   const rows = await db.query<DbWebhook>(`select ${WEBHOOK_COLUMNS} from webhooks where bot_id = $1`, [botId]);
@@ -28,18 +31,20 @@ export interface WebhookSettings {
   maxConnections: number;
   /** undefined keeps the stored list, as Telegram's setWebhook does. */
   allowedUpdates: UpdateKind[] | undefined;
+  format: WebhookFormat;
 }
 
 /** Sets the webhook and mirrors its URL onto the bot card; a new URL starts with a clean error record. */
 export async function upsertWebhook(db: Queryable, botId: string, s: WebhookSettings): Promise<void> {
   await db.query(
     `with w as (
-       insert into webhooks (bot_id, url, secret_token, max_connections, allowed_updates)
-       values ($1, $2, $3, $4, $5::text::jsonb)
+       insert into webhooks (bot_id, url, secret_token, max_connections, allowed_updates, format)
+       values ($1, $2, $3, $4, $5::text::jsonb, $7)
        on conflict (bot_id) do update set
          url = excluded.url,
          secret_token = excluded.secret_token,
          max_connections = excluded.max_connections,
+         format = excluded.format,
          allowed_updates = case when $6 then excluded.allowed_updates else webhooks.allowed_updates end,
          last_error_date = case when webhooks.url is distinct from excluded.url then null else webhooks.last_error_date end,
          last_error_message = case when webhooks.url is distinct from excluded.url then null else webhooks.last_error_message end,
@@ -48,7 +53,7 @@ export async function upsertWebhook(db: Queryable, botId: string, s: WebhookSett
      )
      update bots set webhook_url = $2, updated_at = now() where id in (select bot_id from w)`,
     [botId, s.url, s.secretToken, s.maxConnections, s.allowedUpdates === undefined ? null : json(s.allowedUpdates),
-      s.allowedUpdates !== undefined],
+      s.allowedUpdates !== undefined, s.format],
   );
 }
 

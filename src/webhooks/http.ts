@@ -27,6 +27,16 @@ export interface Outcome {
   error?: string;
   /** From a Retry-After header, in ms. */
   retryAfterMs?: number;
+  /** A 2xx answer's body, when PostOptions.keepBodyBytes asked for it and it was not empty. */
+  body?: ResponseBody;
+  /** Why a wanted 2xx body was not kept (too large, cut off); the delivery itself succeeded. */
+  bodyError?: string;
+}
+
+/** What a receiver answered, enough to parse it as a request would be (Telegram's webhook reply). */
+export interface ResponseBody {
+  headers: Record<string, string>;
+  bytes: Uint8Array;
 }
 
 export interface PostOptions {
@@ -34,6 +44,42 @@ export interface PostOptions {
   timeoutMs?: number;
   /** Aborted when the delivery must stop now (lease lost, worker stopping). */
   signal?: AbortSignal;
+  /** Keep a 2xx answer's body up to this many bytes; by default it is discarded unread. */
+  keepBodyBytes?: number;
+}
+
+/** The body of `res` if it has at most `max` bytes; throws RangeError past that. */
+async function readAtMost(res: Response, max: number): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    size += next.value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new RangeError(`answer larger than ${max} bytes`);
+    }
+    chunks.push(next.value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A success, with its body when the caller wants it; a body that cannot be read costs only the body. */
+async function success(res: Response, options: PostOptions, latencyMs: () => number): Promise<Outcome> {
+  const outcome: Outcome = { ok: true, status: res.status, latencyMs: 0 };
+  if (options.keepBodyBytes === undefined) {
+    await res.body?.cancel().catch(() => undefined);
+  } else {
+    try {
+      const bytes = await readAtMost(res, options.keepBodyBytes);
+      if (bytes.byteLength > 0) outcome.body = { headers: Object.fromEntries(res.headers), bytes };
+    } catch (err) {
+      outcome.bodyError = `answer body not read: ${(err as Error).message}`;
+    }
+  }
+  outcome.latencyMs = latencyMs();
+  return outcome;
 }
 
 /** Per policy, since a test's injected resolver must not answer for the system one. */
@@ -99,10 +145,7 @@ export async function postJson(url: string, body: string, headers: Record<string
       signal,
     });
     const status = res.status;
-    if (status >= 200 && status < 300) {
-      await res.body?.cancel().catch(() => undefined);
-      return { ok: true, status, latencyMs: elapsed() };
-    }
+    if (status >= 200 && status < 300) return await success(res, options, elapsed);
     const text = await res.text().catch(() => "");
     const snippet = text.slice(0, ERROR_BODY_CHARS).trim();
     const what = status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`;

@@ -8,10 +8,10 @@ import { botActor } from "../http/runtime/service.ts";
 import type { Platform } from "../platform.ts";
 import {
   clearWebhook, findWebhook, listAttempts, listCallbackDeliveries, upsertWebhook, type DbAttempt, type DbCallbackDelivery,
-  type UpdateKind,
+  type UpdateKind, type WebhookFormat,
 } from "./db.ts";
 import { checkTarget, UrlRefused, type Resolver } from "./ssrf.ts";
-import { webhookChangedSubject, type WebhookChanged } from "./worker.ts";
+import { webhookChangedSubject, type WebhookChanged } from "./subjects.ts";
 
 /** Telegram's default and ceiling for parallel webhook connections. */
 export const DEFAULT_MAX_CONNECTIONS = 40;
@@ -65,8 +65,9 @@ function checkInput(input: SetWebhookInput): void {
 }
 
 /** Stores a webhook without side effects on polls or workers (bot creation runs it in its transaction). */
-export async function storeWebhook(db: Queryable, botId: string, input: SetWebhookInput): Promise<void> {
+export async function storeWebhook(db: Queryable, botId: string, input: SetWebhookInput, format: WebhookFormat = "native"): Promise<void> {
   await upsertWebhook(db, botId, {
+    format,
     url: input.url,
     secretToken: input.secret_token ?? null,
     maxConnections: input.max_connections ?? DEFAULT_MAX_CONNECTIONS,
@@ -86,10 +87,13 @@ async function announce(platform: Platform, botId: string, change: WebhookChange
   );
 }
 
-export async function setWebhook(platform: Platform, bot: Pick<DbBot, "id">, input: SetWebhookInput): Promise<true> {
+/** `format` "telegram": the facade's setWebhook, whose receiver gets Telegram's shapes and may answer with a method. */
+export async function setWebhook(
+  platform: Platform, bot: Pick<DbBot, "id">, input: SetWebhookInput, format: WebhookFormat = "native",
+): Promise<true> {
   checkInput(input);
   await checkWebhookUrl(platform.config, input.url);
-  await storeWebhook(platform.db, bot.id, input);
+  await storeWebhook(platform.db, bot.id, input, format);
   if (input.drop_pending_updates) await platform.updates.drop(bot.id);
   await announce(platform, bot.id, { dropped: Boolean(input.drop_pending_updates) }, true);
   return true;

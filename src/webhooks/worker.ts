@@ -22,7 +22,9 @@ import {
 import { REQUEST_TIMEOUT_MS, type BackoffOptions } from "./http.ts";
 import { LeaseKeeper } from "./lease.ts";
 import { AttemptRecorder } from "./recorder.ts";
+import { telegramDelivery } from "./telegram.ts";
 import type { Resolver } from "./ssrf.ts";
+import type { WebhookChanged } from "./subjects.ts";
 
 /** Why: how soon a lost wake-up, a new bot or a dead worker's bot is picked up; each scan costs a few queries and a lease attempt per unowned bot. */
 export const SCAN_INTERVAL_MS = 5000;
@@ -31,11 +33,7 @@ export const CALLBACK_CATCH_UP_MS = 3600 * 1000;
 /** Why: lease attempts in flight at once during a scan, so thousands of bots do not open thousands of requests. */
 const ACQUIRE_CONCURRENCY = 20;
 
-/** Bus subject announcing a changed webhook (set or deleted) to every worker. */
-export const webhookChangedSubject = (botId: string) => `webhooks.${botId}`;
-export interface WebhookChanged {
-  dropped?: boolean;
-}
+export { webhookChangedSubject, type WebhookChanged } from "./subjects.ts";
 
 type Kind = "webhook" | "callback";
 type DeliveringActor = WebhookActor | CallbackActor;
@@ -98,6 +96,7 @@ export class WebhookWorker {
       timeoutMs: options.timeoutMs ?? REQUEST_TIMEOUT_MS,
       backoff: options.backoff ?? {},
       now: Date.now,
+      telegram: telegramDelivery(platform),
     };
   }
 

@@ -84,7 +84,7 @@ describe("addressing and envelope", () => {
       [bot.token, "sendMessage", { json: { chat_id: "no-such-chat", text: "hi" } }, 400, "Bad Request: chat not found"],
       [bot.token, "getUpdates", { json: { offset: "abc" } }, 400, "Bad Request: offset: expected an integer"],
       [bot.token, "editMessageText", { json: { inline_message_id: "x", text: "y" } }, 400, "Bad Request: inline messages are not supported: use chat_id and message_id"],
-      [bot.token, "setWebhook", { json: { url: "https://example.com/hook" } }, 400, "Bad Request: setWebhook is not supported yet: use getUpdates (long polling)"],
+      [bot.token, "setWebhook", { json: { url: "ftp://example.com/hook" } }, 400, "Bad Request: bad webhook: url: must use http or https"],
     ];
     for (const [token, method, call, status, description] of cases) {
       const res = await tg(client, token, method, call);

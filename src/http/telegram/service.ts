@@ -108,7 +108,8 @@ async function getUpdates(platform: Platform, bot: DbBot, params: Params): Promi
   }
 }
 
-async function toTelegramUpdates(platform: Platform, bot: DbBot, updates: LogUpdate[]): Promise<TgUpdate[]> {
+/** Telegram-shaped updates with one lookup for the whole batch (getUpdates, and the webhook worker for "telegram" webhooks). */
+export async function toTelegramUpdates(platform: Platform, bot: DbBot, updates: LogUpdate[]): Promise<TgUpdate[]> {
   const ids = nativeMessages(updates).map((n) => Number(n.message.message_id));
   const refs = await findTelegramMessageRefs(platform.db, bot.id, ids);
   return toTgUpdates(bot, updates, refs);

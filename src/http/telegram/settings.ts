@@ -1,5 +1,6 @@
 // The facade's bot settings: the command list and the webhook methods, through the native
-// services (src/http/runtime, src/webhooks) and the native request model. Only Telegram's
+// services (src/http/runtime, src/webhooks) and the native request model; a webhook set
+// here is marked "telegram" (Telegram-shaped deliveries, webhook replies). Only Telegram's
 // default command scope exists here (DESIGN §6 has one list per bot).
 import { Value } from "@sinclair/typebox/value";
 import type { DbBot } from "../../db/bots.ts";
@@ -8,9 +9,13 @@ import type { Platform } from "../../platform.ts";
 import { SetMyCommandsRequest } from "../runtime/model.ts";
 import * as native from "../runtime/service.ts";
 import * as webhooks from "../../webhooks/service.ts";
+import { UPDATE_KINDS } from "../../webhooks/service.ts";
+import type { UpdateKind } from "../../webhooks/db.ts";
+import { AppError } from "../../errors.ts";
+import { MAX_URL_LENGTH } from "../bots/model.ts";
 import { tgBadRequest } from "./errors.ts";
 import type { Params, TelegramResult } from "./model.ts";
-import { optionalArray, optionalBool, optionalObject, optionalString } from "./params.ts";
+import { optionalArray, optionalBool, optionalInt, optionalObject, optionalString } from "./params.ts";
 
 /**
  * Only the default scope without a language is stored. Another scope or a language_code
@@ -52,14 +57,41 @@ export async function deleteWebhook(platform: Platform, bot: DbBot, params: Para
 }
 
 /**
- * An empty url is Telegram's other way to delete the webhook. Setting one is refused
- * until the webhook worker can deliver Telegram-shaped updates: a Telegram library would
- * not understand the native ones it sends now.
- * TODO(issue 7, webhook mode): pass it to the native set-webhook, marked as a Telegram-format webhook.
+ * Telegram's allowed_updates in our kinds: an empty list means every kind (Telegram's
+ * default set), and kinds this platform never produces (callback_query, …) are left out,
+ * so a list naming only those delivers none of ours, as Telegram would.
+ */
+function allowedUpdates(params: Params): UpdateKind[] | undefined {
+  const list = optionalArray(params, "allowed_updates");
+  if (list === undefined) return undefined;
+  if (list.length === 0) return [...UPDATE_KINDS];
+  return UPDATE_KINDS.filter((kind) => list.includes(kind));
+}
+
+/**
+ * The native set-webhook, marked "telegram": the worker then sends Telegram-shaped
+ * updates and executes a method named in the receiver's answer. An empty url is
+ * Telegram's other way to delete the webhook. `certificate` and `ip_address` are accepted
+ * and ignored: the address is resolved (and checked) at every delivery.
  */
 export async function setWebhook(platform: Platform, bot: DbBot, params: Params): Promise<TelegramResult> {
   const url = optionalString(params, "url");
   if (url === undefined) throw tgBadRequest("parameter \"url\" is required");
   if (url === "") return deleteWebhook(platform, bot, params);
-  throw tgBadRequest("setWebhook is not supported yet: use getUpdates (long polling)");
+  if (url.length > MAX_URL_LENGTH) throw tgBadRequest("bad webhook: URL is too long");
+  const input: webhooks.SetWebhookInput = {
+    url,
+    secret_token: optionalString(params, "secret_token") || undefined,
+    max_connections: optionalInt(params, "max_connections"),
+    allowed_updates: allowedUpdates(params),
+    drop_pending_updates: optionalBool(params, "drop_pending_updates"),
+  };
+  try {
+    await webhooks.setWebhook(platform, bot, input, "telegram");
+  } catch (err) {
+    // Telegram words every refusal of the URL or its settings as a "bad webhook".
+    if (err instanceof AppError && err.code === "bad_request") throw tgBadRequest(`bad webhook: ${err.message}`);
+    throw err;
+  }
+  return { result: true, description: "Webhook was set" };
 }
