@@ -1,5 +1,6 @@
 // The cabinet: a hash-routed single page. #/login, #/register, #/bots, #/bots/<id>,
-// #/inbox and #/inbox/<conversation id>. One live feed serves every view.
+// #/inbox and #/inbox/<conversation id>. One live feed serves every view. A route asked
+// for without a session (a notification's link, say) is opened after logging in.
 import { session, whenSessionExpires } from "./api.ts";
 import { authView } from "./auth.ts";
 import { botCardView } from "./botcard.ts";
@@ -7,6 +8,8 @@ import { botsView } from "./bots.ts";
 import { h, replace, toast, type Cleanup } from "./dom.ts";
 import { inboxView, type InboxView } from "./inbox.ts";
 import { LiveFeed, type LiveState } from "./live.ts";
+import { followNotificationClicks, notificationsControl } from "./notifications.ts";
+import { disablePush, pushSupported } from "./push.ts";
 
 export interface Context {
   live: LiveFeed;
@@ -25,8 +28,18 @@ let cleanup: Cleanup | undefined;
 /** Kept while the route stays in the inbox, so opening another conversation keeps the list. */
 let inbox: InboxView | undefined;
 let shell: { root: HTMLElement; main: HTMLElement; links: Map<string, HTMLAnchorElement>; dispose: () => void } | undefined;
+/** The route to open once the operator has logged in. */
+let afterLogin: string | undefined;
+const AUTH_SECTIONS = new Set(["login", "register"]);
+const sectionOf = (hash: string) => hash.replace(/^#\/?/, "").split("/")[0] ?? "";
+
+function rememberRoute() {
+  const section = sectionOf(location.hash);
+  if (section && !AUTH_SECTIONS.has(section)) afterLogin = location.hash;
+}
 
 function expire() {
+  rememberRoute();
   session.end();
   toast("Your session has ended. Please log in again.", "error");
   location.hash = "#/login";
@@ -34,7 +47,13 @@ function expire() {
 }
 whenSessionExpires(expire);
 
+/**
+ * Logging out also stops this browser's notifications: they show message text to whoever
+ * uses it next. (An expired session keeps them: the operator did not ask to stop.)
+ */
 function logout() {
+  const token = session.token;
+  if (token && pushSupported()) disablePush(token).catch(() => {});
   session.end();
   location.hash = "#/login";
 }
@@ -51,6 +70,7 @@ function buildShell() {
     liveBadge.className = `live-state ${state}`;
     liveBadge.textContent = LIVE_LABELS[state];
   });
+  const notifications = notificationsControl();
   const main = h("main", { id: "main", tabindex: "-1" });
   const root = h("div", { class: "shell" },
     h("header", { class: "topbar" },
@@ -58,13 +78,18 @@ function buildShell() {
       h("nav", { "aria-label": "Main" }, [...links.values()]),
       h("div", { class: "topbar-end" },
         liveBadge,
+        notifications.root,
         h("span", { class: "who" }, session.email),
         h("button", { type: "button", class: "ghost small", onclick: logout }, "Log out"),
       ),
     ),
     main,
   );
-  return { root, main, links, dispose: stopState };
+  const dispose = () => {
+    stopState();
+    notifications.dispose();
+  };
+  return { root, main, links, dispose };
 }
 
 function render() {
@@ -78,9 +103,15 @@ function render() {
     ctx.live.stop();
     shell?.dispose();
     shell = undefined;
-    if (section !== "login" && section !== "register") return void (location.hash = "#/login");
+    if (!AUTH_SECTIONS.has(section)) {
+      rememberRoute();
+      return void (location.hash = "#/login");
+    }
     document.title = section === "register" ? "Create an account · botinbox" : "Log in · botinbox";
-    replace(app, authView(section, (landing) => (location.hash = landing)));
+    replace(app, authView(section, (landing) => {
+      location.hash = afterLogin ?? landing;
+      afterLogin = undefined;
+    }));
     return;
   }
   if (!shell) {
@@ -105,4 +136,5 @@ function render() {
 }
 
 window.addEventListener("hashchange", render);
+followNotificationClicks();
 render();

@@ -19,6 +19,7 @@ export const WIDGET_GZIP_BUDGET_BYTES = 12 * 1024;
 export const SCRIPT_ENTRIES = {
   widget: join(WEB_DIR, "widget/index.ts"),
   cabinet: join(WEB_DIR, "cabinet/main.ts"),
+  serviceWorker: join(WEB_DIR, "sw/index.ts"),
 } as const;
 
 const encoder = new TextEncoder();

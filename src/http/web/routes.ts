@@ -1,4 +1,5 @@
-// The browser side of the platform: the cabinet at `/` and the embeddable `/widget.js`.
+// The browser side of the platform: the cabinet at `/`, its service worker at `/sw.js`
+// and the embeddable `/widget.js`.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../../config.ts";
@@ -11,6 +12,7 @@ import { bundleScript, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR
 const WIDGET_CACHE = "public, max-age=300";
 /** The cabinet revalidates every load: an operator never runs yesterday's code after a deploy. */
 const CABINET_CACHE = "no-cache";
+const JAVASCRIPT = "text/javascript; charset=utf-8";
 const HIDDEN = { detail: { hide: true } };
 
 /**
@@ -30,8 +32,9 @@ export const webRoutes = (platform: Platform) => {
     platform.logger.error({ err }, `${what} could not be built`);
     throw unavailable(`${what} is unavailable`);
   };
-  const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), "text/javascript; charset=utf-8"));
-  const cabinetJs = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.cabinet), "text/javascript; charset=utf-8"));
+  const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), JAVASCRIPT));
+  const cabinetJs = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.cabinet), JAVASCRIPT));
+  const serviceWorker = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.serviceWorker), JAVASCRIPT));
   const cabinetCss = lazyAsset(async () => makeAsset(await readFile(join(WEB_DIR, "cabinet/style.css"), "utf8"), "text/css; charset=utf-8"));
   const page = lazyAsset(async () => {
     const html = await readFile(join(WEB_DIR, "cabinet/index.html"), "utf8");
@@ -46,6 +49,8 @@ export const webRoutes = (platform: Platform) => {
       return response;
     }, HIDDEN)
     .get("/", async ({ request }) => serveAsset(request, await page().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
+    // At the root, so the worker's default scope is the whole cabinet (no Service-Worker-Allowed).
+    .get("/sw.js", async ({ request }) => serveAsset(request, await serviceWorker().catch(fail("sw.js")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.js", async ({ request }) => serveAsset(request, await cabinetJs().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.css", async ({ request }) => serveAsset(request, await cabinetCss().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN);
 };
