@@ -45,7 +45,7 @@ for (let i = 0; i < RUNS; i++) {
   const poll = fetch(`${server.url}/api/bots/${bot.id}/get-updates?timeout=10&offset=${offset}`, {
     headers: { authorization: `Bearer ${bot.token}` },
   }).then((r) => r.json() as Promise<any>);
-  await Bun.sleep(2); // let the poll park
+  await Bun.sleep(25); // let the poll park (confirming the previous batch takes a few round trips)
   const started = performance.now();
   await json("/api/messages", { bot_id: bot.id, chat_id: `c${i % 20}`, text: `m${i}` });
   const got = await poll;
