@@ -65,6 +65,14 @@ async function readAtMost(res: Response, max: number): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
+/** fetch has already undone any Content-Encoding: the kept bytes are plain, so their headers must say so. */
+function decodedHeaders(headers: Headers): Record<string, string> {
+  const kept = Object.fromEntries(headers);
+  delete kept["content-encoding"];
+  delete kept["content-length"];
+  return kept;
+}
+
 /** A success, with its body when the caller wants it; a body that cannot be read costs only the body. */
 async function success(res: Response, options: PostOptions, latencyMs: () => number): Promise<Outcome> {
   const outcome: Outcome = { ok: true, status: res.status, latencyMs: 0 };
@@ -73,7 +81,7 @@ async function success(res: Response, options: PostOptions, latencyMs: () => num
   } else {
     try {
       const bytes = await readAtMost(res, options.keepBodyBytes);
-      if (bytes.byteLength > 0) outcome.body = { headers: Object.fromEntries(res.headers), bytes };
+      if (bytes.byteLength > 0) outcome.body = { headers: decodedHeaders(res.headers), bytes };
     } catch (err) {
       outcome.bodyError = `answer body not read: ${(err as Error).message}`;
     }
