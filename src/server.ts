@@ -57,25 +57,24 @@ interface Running {
 
 export type Role = "all" | "web" | "webhook" | "push";
 
+interface Worker {
+  stop(): Promise<void>;
+}
+
+/** Processes that run one worker and no HTTP front. */
+const WORKER_ROLES: Record<"webhook" | "push", { describe: string; start(platform: Platform): Promise<Worker> }> = {
+  webhook: { describe: "delivering webhooks and channel callbacks", start: startWebhookWorker },
+  push: { describe: "sending operator push notifications", start: startPushWorker },
+};
+
 /** Opens what `role` runs: the HTTP front, one worker, or all of them (the all-in-one default). */
 async function startRole(role: Role, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
-  if (role === "push") {
-    const platform = await openPlatform(config, logger, { processName: "push", ...overrides });
-    const worker = await startPushWorker(platform);
+  if (role === "webhook" || role === "push") {
+    const { describe, start } = WORKER_ROLES[role];
+    const platform = await openPlatform(config, logger, { processName: role, ...overrides });
+    const worker = await start(platform);
     return {
-      describe: "sending operator push notifications",
-      async stop() {
-        platform.beginShutdown();
-        await worker.stop();
-        await platform.close();
-      },
-    };
-  }
-  if (role === "webhook") {
-    const platform = await openPlatform(config, logger, { processName: "webhook", ...overrides });
-    const worker = await startWebhookWorker(platform);
-    return {
-      describe: "delivering webhooks and channel callbacks",
+      describe,
       async stop() {
         platform.beginShutdown();
         await worker.stop();

@@ -5,51 +5,24 @@
 // transport). It works under Bun as it does under Node, so no CDP-over-websocket
 // workaround is needed; playwright never downloads a browser here.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
-import { createLogger } from "../../src/logger.ts";
-import { startServer, type RunningServer } from "../../src/server.ts";
-import { sharedDb, testConfig } from "../support/harness.ts";
+import type { Browser, BrowserContext } from "playwright-core";
+import type { RunningServer } from "../../src/server.ts";
+import { launch, localContext, OUTPUT_DIR, skipBrowser, SLOW_MS, startPlatform } from "./support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-/** Flags that keep Chromium from phoning home, which this machine's closed network refuses. */
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
-const OUTPUT_DIR = join(import.meta.dir, "../../test-output");
-/** Bun ignores bunfig's [test] timeout (5 s stays the default); a browser start needs more. */
-const SLOW_MS = 60_000;
 setDefaultTimeout(SLOW_MS);
 
-// A developer without Chromium may skip; CI must have it, so a missing browser fails there.
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-
-describe.skipIf(skip)("swagger UI in a real browser", () => {
+describe.skipIf(skipBrowser)("swagger UI in a real browser", () => {
   let server: RunningServer;
   let browser: Browser;
   let context: BrowserContext;
   const blocked: string[] = [];
 
   beforeAll(async () => {
-    const config = testConfig({ port: 0, host: "127.0.0.1" });
-    server = await startServer(config, createLogger(config), { db: await sharedDb(), migrate: false });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    context = await browser.newContext({ viewport: { width: 1280, height: 2000 } });
-    await context.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === "data:" || url.protocol === "blob:" || LOCAL_HOSTS.has(url.hostname)) return route.continue();
-      blocked.push(url.href);
-      return route.abort("blockedbyclient");
-    });
+    server = await startPlatform();
+    browser = await launch();
+    context = await localContext(browser, blocked, { viewport: { width: 1280, height: 2000 } });
   }, SLOW_MS);
 
   afterAll(async () => {
