@@ -201,12 +201,15 @@ describe.skipIf(skipBrowser)("push notifications in the cabinet", () => {
     await expect(control.getAttribute("aria-pressed")).resolves.toBe("false");
     await screenshot(page, "cabinet-notifications-off");
 
+    // Watched from before the click: the toast disappears after a few seconds, which a
+    // loaded machine can spend between the state change and a later check.
+    const toastShown = page.locator(".toast.error").first().waitFor({ timeout: FAILURE_WAIT_MS });
     await control.click();
     await page.locator('.notify[data-state="error"]').waitFor({ timeout: FAILURE_WAIT_MS });
+    await toastShown;
     await expect(control.getAttribute("aria-label")).resolves.toBe("Notifications: Error");
     await expect(control.getAttribute("title")).resolves.toBeTruthy();
     await expect(control.isEnabled()).resolves.toBe(true);
-    await page.locator(".toast.error").first().waitFor({ timeout: UI_WAIT_MS });
     await screenshot(page, "cabinet-notifications-error");
     // The service worker was registered on the way, and nothing reached the server.
     await expect(page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration("/"))?.active))).resolves.toBe(true);
