@@ -1,5 +1,4 @@
 import { feature } from "./feature.ts";
-import { Elysia } from "elysia";
 import { randomUUID } from "node:crypto";
 import { AppError } from "../errors.ts";
 import type { Platform } from "../platform.ts";
