@@ -1,4 +1,3 @@
-import { findBotById } from "../../db/bots.ts";
 import { contactsOfConversation, findContactsByIds } from "../../db/contacts.ts";
 import { findConversationOfOwner, listInbox, type DbConversation } from "../../db/conversations.ts";
 import { findMessagesByIds, listConversationMessages } from "../../db/messages.ts";
@@ -75,7 +74,8 @@ export async function conversationDetail(
 
 export async function operatorReply(platform: Platform, ownerId: string, id: string, text: string): Promise<Message> {
   const row = await requireOwnConversation(platform, ownerId, id);
-  const bot = (await findBotById(platform.db, row.bot_id))!;
+  // The conversation row already names the bot and its owner: all storeOutgoing needs.
+  const bot = { id: row.bot_id, owner_id: row.owner_id };
   const { message, conversation, effects, callbackQueued } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
     actor.storeOutgoing(bot, "operator", text, null, {}, true),
   );
