@@ -18,7 +18,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** seconds, only for rate_limited */
+    /** seconds, for rate_limited and unavailable */
     readonly retryAfter?: number,
   ) {
     super(message);
@@ -37,3 +37,33 @@ export const conflict = (message: string) => new AppError("conflict", message);
 export const rateLimited = (retryAfter: number) =>
   new AppError("rate_limited", `too many requests, retry after ${retryAfter} s`, retryAfter);
 export const unavailable = (message: string) => new AppError("unavailable", message);
+
+/** Why: a restarted PostgreSQL or NATS is usually back within a couple of seconds. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
+/** PostgreSQL SQLSTATE classes meaning "the server is not there right now", not "your query is wrong". */
+const PG_OUTAGE_STATES = /^(08|57P0[1-3]|53300)/;
+/** postgres.js and NATS client codes for a connection that is gone, refused or timed out. */
+const CLIENT_OUTAGE_CODES = new Set([
+  "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNREFUSED", "ECONNRESET",
+  "EPIPE", "ETIMEDOUT", "TIMEOUT", "DISCONNECT", "CONNECTION_DRAINING", "CONNECTION_REFUSED", "503",
+]);
+
+/**
+ * A failure of PostgreSQL or NATS being away (restart, outage), as opposed to a bug: the
+ * request may succeed if repeated, so it is answered 503 with a retry hint, never 500.
+ */
+export function isDependencyOutage(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof AppError) return e.code === "unavailable";
+    const code = typeof e.code === "string" ? e.code : undefined;
+    if (code && (CLIENT_OUTAGE_CODES.has(code) || PG_OUTAGE_STATES.test(code))) return true;
+  }
+  return false;
+}
+
+/** Turns an outage into the 503 AppError; anything else is returned as it was. */
+export function asOutage(err: unknown): unknown {
+  if (err instanceof AppError || !isDependencyOutage(err)) return err;
+  return new AppError("unavailable", "a backing service is briefly unavailable, retry shortly", OUTAGE_RETRY_AFTER_SECONDS);
+}

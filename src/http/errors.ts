@@ -1,6 +1,6 @@
 import { feature } from "./feature.ts";
 import { Elysia, ValidationError } from "elysia";
-import { AppError, ERROR_STATUS } from "../errors.ts";
+import { AppError, asOutage, ERROR_STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { fromAppError, telegramErrorResponse } from "./telegram/errors.ts";
 
@@ -40,10 +40,12 @@ function envelope(status: number, error: string, retryAfter?: number): Response 
 /** The one place where any error becomes an HTTP response. */
 export const errorHandler = (logger: Logger) =>
   feature({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
-    if (error instanceof AppError) {
+    // PostgreSQL or NATS away is the client's cue to retry (503), not a bug (500).
+    const known = asOutage(error);
+    if (known instanceof AppError) {
       // Errors raised before the facade's handler runs (the body limit) still speak Telegram there.
-      if (TELEGRAM_PATH.test(new URL(request.url).pathname)) return telegramErrorResponse(fromAppError(error));
-      return envelope(error.status, error.message, error.retryAfter);
+      if (TELEGRAM_PATH.test(new URL(request.url).pathname)) return telegramErrorResponse(fromAppError(known));
+      return envelope(known.status, known.message, known.retryAfter);
     }
     // Elysia wraps what a parser throws; our own parser's AppError (413, 400) keeps its meaning.
     if (code === "PARSE" && error.cause instanceof AppError) return envelope(error.cause.status, error.cause.message);

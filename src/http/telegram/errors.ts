@@ -46,7 +46,7 @@ export function fromAppError(error: AppError): TelegramError {
       return new TelegramError(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
     }
     case "unavailable":
-      return new TelegramError(503, `Service Unavailable: ${error.message}`);
+      return new TelegramError(503, `Service Unavailable: ${error.message}`, error.retryAfter ? { retry_after: error.retryAfter } : undefined);
   }
 }
 
