@@ -3,7 +3,7 @@
 // rows are removed. A failure here never undoes the commit: the outbox relay retries
 // updates, and events are best-effort notifications backed by the database.
 import type { Db } from "./db/driver.ts";
-import { deleteOutbox, listBotOutboxUpTo } from "./db/outbox.ts";
+import { deleteOutboxUpTo, listBotOutboxUpTo } from "./db/outbox.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { eventSubject, type Effects, type PendingUpdate } from "./effects.ts";
 import type { Logger } from "./logger.ts";
@@ -11,43 +11,102 @@ import type { Logger } from "./logger.ts";
 export interface UpdateSink {
   /** Makes the update durable in the log (and wakes pollers); resolves when it is. */
   publishUpdate(update: PendingUpdate): Promise<void>;
+  /** Throws at once (an `unavailable` AppError) when the log cannot be reached now, instead of waiting for a timeout. */
+  assertReachable(): void;
+}
+
+/** Why: bounds one round's memory after a long outage; the round goes on with the next rows. */
+export const PUBLISH_ROUND_ROWS = 500;
+
+/** Publishes a bot's committed outbox rows up to an update_id (every row when omitted). */
+export type PublishUpTo = (botId: string, uptoUpdateId?: number) => Promise<void>;
+
+interface Waiter {
+  upto: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+interface BotPump {
+  waiting: Waiter[];
+  running: boolean;
 }
 
 /**
- * Publishes a bot's outbox in update_id order. Transactions take update_ids under the
- * bot row's lock, so when update N has committed every update below N has too; publishing
- * all of them first means a reader that confirms past N can never have skipped one that
- * was still on its way (the log would drop it as already confirmed).
+ * Every publish of a bot's updates in this process (requests, the relay, idempotent repeats)
+ * goes through one pump per bot that lists the outbox and publishes in update_id order,
+ * each row only after the one before it is durable. Transactions take update_ids under the
+ * bot row's lock, so when update N has committed every update below N has too and is
+ * either still in the outbox (and listed before N) or already in the log: the log never
+ * holds N without everything below it, whichever process publishes, and a reader that
+ * confirms past N can never have skipped an update still on its way.
+ *
+ * Callers that arrive while a round runs are served together by the next round, so a
+ * request waits at most for two rounds, not for a queue of them.
  */
-export function createOutboxPublisher(db: Db, sink: UpdateSink) {
-  const chains = new Map<string, Promise<void>>();
-  return function publishUpTo(botId: string, uptoUpdateId: number): Promise<void> {
-    const previous = chains.get(botId) ?? Promise.resolve();
-    const next = previous.catch(() => {}).then(async () => {
-      for (const row of await listBotOutboxUpTo(db, botId, uptoUpdateId)) {
-        await sink.publishUpdate({ botId, updateId: row.update_id, payload: row.payload });
-        await deleteOutbox(db, botId, row.update_id);
+export function createOutboxPublisher(db: Db, sink: UpdateSink): PublishUpTo {
+  const pumps = new Map<string, BotPump>();
+
+  async function publishRound(botId: string, upto: number): Promise<void> {
+    for (;;) {
+      const rows = await listBotOutboxUpTo(db, botId, upto, PUBLISH_ROUND_ROWS);
+      if (rows.length) sink.assertReachable();
+      let published = -1;
+      try {
+        for (const row of rows) {
+          await sink.publishUpdate({ botId, updateId: row.update_id, payload: row.payload });
+          published = row.update_id;
+        }
+      } finally {
+        // Rows below a published one are durable too (published before it, or by another process).
+        if (published >= 0) await deleteOutboxUpTo(db, botId, published);
       }
+      if (rows.length < PUBLISH_ROUND_ROWS) return;
+    }
+  }
+
+  async function run(botId: string, pump: BotPump): Promise<void> {
+    pump.running = true;
+    while (pump.waiting.length) {
+      const round = pump.waiting.splice(0);
+      const upto = Math.max(...round.map((w) => w.upto));
+      try {
+        await publishRound(botId, upto);
+        for (const w of round) w.resolve();
+      } catch (err) {
+        for (const w of round) w.reject(err);
+      }
+    }
+    pump.running = false;
+    pumps.delete(botId);
+  }
+
+  return function publishUpTo(botId, uptoUpdateId = Number.MAX_SAFE_INTEGER) {
+    let pump = pumps.get(botId);
+    if (!pump) {
+      pump = { waiting: [], running: false };
+      pumps.set(botId, pump);
+    }
+    const p = pump;
+    return new Promise<void>((resolve, reject) => {
+      p.waiting.push({ upto: uptoUpdateId, resolve, reject });
+      if (!p.running) void run(botId, p);
     });
-    chains.set(botId, next);
-    void next.finally(() => {
-      if (chains.get(botId) === next) chains.delete(botId);
-    }).catch(() => {});
-    return next;
   };
 }
 
-export function createDispatcher(deps: {
-  bus: EventBus;
-  logger: Logger;
-  publishUpTo: (botId: string, uptoUpdateId: number) => Promise<void>;
-}) {
+export function createDispatcher(deps: { bus: EventBus; logger: Logger; publishUpTo: PublishUpTo }) {
   return async function dispatch(effects: Effects): Promise<void> {
     const highest = new Map<string, number>();
     for (const u of effects.updates) highest.set(u.botId, Math.max(u.updateId, highest.get(u.botId) ?? 0));
-    for (const [botId, upto] of highest) await deps.publishUpTo(botId, upto);
-    for (const event of effects.events) {
-      deps.bus.publish(eventSubject(event), event).catch((err: unknown) => deps.logger.warn({ err, kind: event.kind }, "event publish failed"));
+    try {
+      await Promise.all([...highest].map(([botId, upto]) => deps.publishUpTo(botId, upto)));
+    } finally {
+      // Also when the log is briefly unreachable (the request answers 503): the rows are
+      // committed, so live views may show them; the update follows through the relay.
+      for (const event of effects.events) {
+        deps.bus.publish(eventSubject(event), event).catch((err: unknown) => deps.logger.warn({ err, kind: event.kind }, "event publish failed"));
+      }
     }
   };
 }

@@ -14,7 +14,7 @@ import { ActorSystem } from "../actors/runtime.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";
-import { createDispatcher, createOutboxPublisher, type UpdateSink } from "./dispatch.ts";
+import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./dispatch.ts";
 import { wakeSubject, type BotActorDeps } from "../actors/bot.ts";
 import { startOutboxRelay, type OutboxRelay } from "./runtime/relay.ts";
 import { RateLimiter } from "./ratelimit.ts";
@@ -22,7 +22,7 @@ import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog } from "./updates/sql.ts";
 import type { Effects } from "./effects.ts";
-import { connectNats, type NatsConnection } from "./nats.ts";
+import { connectNats, watchNats, type NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
 import { jetStreamLeases } from "./leases/jetstream.ts";
@@ -44,6 +44,13 @@ export interface Platform {
   nats: NatsConnection | undefined;
   /** Carries out a committed change's events and updates. */
   dispatch(effects: Effects): Promise<void>;
+  /**
+   * Makes every committed update of the bot up to `upto` (all when omitted) durable in the
+   * log, in update_id order; an idempotent repeat awaits it before it is acknowledged.
+   */
+  publishOutbox: PublishUpTo;
+  /** Whether the database and (in production) NATS answer now, each within a second (/readyz). */
+  health(): Promise<{ database: boolean; nats: boolean }>;
   /** The update log get-updates and the webhook worker read. */
   updates: UpdateLog;
   relay: OutboxRelay;
@@ -114,17 +121,21 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const bus = nats ? natsBus(nats) : memoryBus();
   const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
+  const natsHealth = nats ? watchNats(nats) : undefined;
   const sink: UpdateSink = {
     async publishUpdate(update) {
       await updates.append(update.botId, { update_id: update.updateId, payload: update.payload });
       await bus.publish(wakeSubject(update.botId), { update_id: update.updateId });
     },
+    assertReachable: () => natsHealth?.assertConnected(),
   };
   const actors = new ActorSystem({ onError: (name, err) => logger.error({ err, actor: name }, "actor message failed") });
   const stopping = new AbortController();
-  const relay = startOutboxRelay(db, sink, logger, options.relayIntervalMs);
-  // Rows a crashed process left behind are republished before this one serves.
-  await relay.runOnce(0);
+  const publishOutbox = createOutboxPublisher(db, sink);
+  const relay = startOutboxRelay(db, publishOutbox, logger, options.relayIntervalMs);
+  // Rows a crashed process left behind are published before this one serves; if NATS or
+  // the database is away right now, the periodic relay does it once they are back.
+  await relay.runOnce(0).catch((err) => logger.warn({ err: String(err) }, "outbox relay at start failed; the periodic relay retries"));
   return {
     id: randomUUID(),
     config,
@@ -145,7 +156,12 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
     },
     limiter: new RateLimiter(config.rateLimits, options.now),
-    dispatch: createDispatcher({ bus, logger, publishUpTo: createOutboxPublisher(db, sink) }),
+    dispatch: createDispatcher({ bus, logger, publishUpTo: publishOutbox }),
+    publishOutbox,
+    async health() {
+      const [database, natsUp] = await Promise.all([db.ping(), natsHealth ? natsHealth.ping() : Promise.resolve(true)]);
+      return { database, nats: natsUp };
+    },
     beginShutdown: () => stopping.abort(),
     async close() {
       stopping.abort();

@@ -12,22 +12,30 @@ export async function insertOutbox(db: Queryable, botId: string, updateId: numbe
   await db.query(`insert into outbox (bot_id, update_id, payload) values ($1, $2, $3::text::jsonb)`, [botId, updateId, json(payload)]);
 }
 
-export async function deleteOutbox(db: Queryable, botId: string, updateId: number): Promise<void> {
-  await db.query(`delete from outbox where bot_id = $1 and update_id = $2`, [botId, updateId]);
+/** Once update N is durable in the log, so is every update of the bot below it. */
+export async function deleteOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number): Promise<void> {
+  await db.query(`delete from outbox where bot_id = $1 and update_id <= $2`, [botId, uptoUpdateId]);
 }
 
-/** Rows older than `olderThan` were left by a crash between commit and publish. */
-export async function listStaleOutbox(db: Queryable, olderThan: Date, limit: number): Promise<DbOutboxRow[]> {
-  return db.query<DbOutboxRow>(
-    `select bot_id, update_id, payload, created_at from outbox where created_at < $1 order by created_at, update_id limit $2`,
+export interface DbStaleOutboxBot {
+  bot_id: string;
+  /** The bot's highest stale update_id: publishing up to it publishes everything below first. */
+  upto: number;
+}
+
+/** Bots with rows older than `olderThan`: left by a crash between commit and publish, or an outage. */
+export async function listStaleOutboxBots(db: Queryable, olderThan: Date, limit: number): Promise<DbStaleOutboxBot[]> {
+  return db.query<DbStaleOutboxBot>(
+    `select bot_id, max(update_id) as upto from outbox where created_at < $1
+     group by bot_id order by min(created_at) limit $2`,
     [olderThan, limit],
   );
 }
 
-/** A bot's committed, not yet published updates up to `uptoUpdateId`, oldest first. */
-export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number): Promise<DbOutboxRow[]> {
+/** A bot's committed, not yet published updates up to `uptoUpdateId`, lowest first. */
+export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number, limit: number): Promise<DbOutboxRow[]> {
   return db.query<DbOutboxRow>(
-    `select bot_id, update_id, payload, created_at from outbox where bot_id = $1 and update_id <= $2 order by update_id`,
-    [botId, uptoUpdateId],
+    `select bot_id, update_id, payload, created_at from outbox where bot_id = $1 and update_id <= $2 order by update_id limit $3`,
+    [botId, uptoUpdateId, limit],
   );
 }

@@ -29,6 +29,7 @@ import {
   type StreamInfo,
 } from "nats";
 import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, StreamIndex, type Entry } from "./jetstream-index.ts";
+import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
 
 export const UPDATES_STREAM = "UPDATES";
@@ -98,8 +99,8 @@ const watermarkOf = (e: KvEntry | null): number => (e && e.operation === "PUT" ?
 
 export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLogOptions = {}): Promise<UpdateLog> {
   const now = options.now ?? Date.now;
-  const jsm = await nc.jetstreamManager();
-  const js: JetStreamClient = nc.jetstream();
+  const jsm = await nc.jetstreamManager({ timeout: NATS_REQUEST_TIMEOUT_MS });
+  const js: JetStreamClient = nc.jetstream({ timeout: NATS_REQUEST_TIMEOUT_MS });
   await ensureStream(jsm, options.replicas ?? 1);
   // Strict reads (no direct get): a lagging replica's older watermark would let a confirmed update repeat.
   const confirmed: KV = await js.views.kv(CONFIRMED_BUCKET, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });

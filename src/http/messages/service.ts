@@ -96,6 +96,9 @@ export async function acceptMessage(
     }),
   );
   await platform.dispatch(effects);
+  // The first attempt may have committed and then failed to publish (NATS away, a crash):
+  // a repeat is acknowledged only once the bot's committed updates are durable in the log.
+  if (accepted.repeated) await platform.publishOutbox(bot.id);
   return toAccepted(accepted);
 }
 

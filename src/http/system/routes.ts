@@ -14,10 +14,11 @@ export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
     .get(
       "/readyz",
       async ({ set }) => {
-        const dbUp = await platform.db.ping();
-        const ready = dbUp && !isDraining();
+        const { database, nats } = await platform.health();
+        const down = [database ? "" : "database", nats ? "" : "NATS"].filter(Boolean);
+        const status = isDraining() ? "draining" : down.length ? `${down.join(" and ")} unavailable` : "ready";
+        const ready = status === "ready";
         if (!ready) set.status = 503;
-        const status = isDraining() ? "draining" : dbUp ? "ready" : "database unavailable";
         return { ok: ready, result: { status } };
       },
       {
