@@ -19,11 +19,12 @@ const MILLISECOND_THRESHOLD = 1e12;
 /** Public history is for chats a visitor owns in a browser; CRM/e-mail/form chats stay private. */
 export const PUBLIC_HISTORY_CHANNELS: ReadonlySet<string> = new Set(["web", "website", "widget"]);
 
-/** Public endpoints are limited per client IP and, once the bot is known, per bot (DESIGN §7). */
-export function limitPublic(platform: Platform, ip: string, botId?: string): void {
-  const { limits } = platform.config;
-  if (botId) platform.limiter.take(`public-bot:${botId}`, limits.publicPerBot, MINUTE_MS);
-  else platform.limiter.take(`public-ip:${ip}`, limits.publicPerIp, MINUTE_MS);
+/**
+ * Public endpoints are limited per client IP and, once the bot is known, per bot (DESIGN §7).
+ * The per-IP count is taken on arrival (http/guard.ts) so requests failing validation count too.
+ */
+export function limitPublic(platform: Platform, _ip: string, botId?: string): void {
+  if (botId) platform.limiter.take(`public-bot:${botId}`, platform.config.limits.publicPerBot, MINUTE_MS);
 }
 
 /** bot_id or widget_key; both must name the same bot; neither is 400; unknown is 404. */
