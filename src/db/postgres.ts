@@ -7,6 +7,33 @@ const POOL_SIZE = 10;
 const CONNECT_TIMEOUT_SECONDS = 3;
 /** Why: /readyz must answer fast; `select 1` on a healthy server takes well under a millisecond. */
 const PING_TIMEOUT_MS = 1000;
+/**
+ * Why: after a PostgreSQL restart postgres.js can keep a query queued on a reconnecting
+ * connection for 20 s and more; a request answers 503 within this instead (p99 under
+ * load is a few hundred ms, so only an outage reaches it).
+ */
+export const QUERY_DEADLINE_MS = 5000;
+
+/** The database did not answer within QUERY_DEADLINE_MS: an outage (503), see errors.ts. */
+export class DatabaseTimeout extends Error {
+  readonly code = "DATABASE_TIMEOUT";
+  constructor() {
+    super(`the database did not answer within ${QUERY_DEADLINE_MS} ms`);
+  }
+}
+
+/** Settles with `work`, or rejects after `ms` and calls `onLate` so the work can be called off. */
+function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate();
+      work.catch(() => undefined); // its own failure, if any, comes too late to matter
+      reject(new DatabaseTimeout());
+    }, ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 const INT8_OID = 20;
 
@@ -44,24 +71,44 @@ export async function openPostgres(url: string): Promise<Db> {
       bigint: { to: INT8_OID, from: [INT8_OID], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
     },
   });
-  const wrap = (runner: { unsafe: typeof sql.unsafe }): Queryable => ({
+  // Inside a transaction the transaction's own deadline applies; once it has passed, the
+  // remaining queries are refused so the work rolls back instead of committing unseen.
+  const inTransaction = (tx: typeof sql, abandoned: () => boolean): Queryable => ({
     async query<T>(text: string, params: unknown[] = []) {
+      if (abandoned()) throw new DatabaseTimeout();
       // Named prepared statements: each distinct query is parsed once per connection, not per call.
-      return (await runner.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
+      return (await tx.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
     },
     async exec(script: string) {
-      await runner.unsafe(script).simple();
+      if (abandoned()) throw new DatabaseTimeout();
+      await tx.unsafe(script).simple();
     },
   });
   const db: Db = {
     kind: "postgres",
-    ...wrap(sql),
+    async query<T>(text: string, params: unknown[] = []) {
+      const q = sql.unsafe(text, params as never[], { prepare: true });
+      return (await withDeadline(q, QUERY_DEADLINE_MS, () => q.cancel())) as unknown as T[];
+    },
+    async exec(script: string) {
+      // Migrations: no deadline, a long one is not an outage.
+      await sql.unsafe(script).simple();
+    },
     async transaction(fn) {
-      return (await sql.begin((tx) => fn(wrap(tx as unknown as typeof sql)))) as never;
+      let abandoned = false;
+      const work = sql.begin(async (tx) => {
+        const inner = inTransaction(tx as unknown as typeof sql, () => abandoned);
+        if (abandoned) throw new DatabaseTimeout();
+        const result = await fn(inner);
+        // Roll back: the caller has already been told this failed.
+        if (abandoned) throw new DatabaseTimeout();
+        return result;
+      });
+      return (await withDeadline(work, QUERY_DEADLINE_MS, () => (abandoned = true))) as never;
     },
     async ping() {
-      const timedOut = Bun.sleep(PING_TIMEOUT_MS).then(() => false);
-      return Promise.race([sql.unsafe("select 1").then(() => true, () => false), timedOut]);
+      const q = sql.unsafe("select 1");
+      return withDeadline(q, PING_TIMEOUT_MS, () => q.cancel()).then(() => true, () => false);
     },
     async close() {
       await sql.end({ timeout: 5 });
