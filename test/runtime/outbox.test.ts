@@ -58,4 +58,46 @@ describe("outbox relay", () => {
     expect(after.body.result).toEqual([]);
     await client.platform.close();
   });
+
+  test("the relay publishes a bot's left-behind rows in update_id order, not in transaction start order", async () => {
+    const client = await testClient();
+    const user = await registerUser(client);
+    const bot = await createTestBot(client, user);
+    const row = (await findBotById(client.platform.db, bot.id))!;
+    const commit = (chatId: string, text: string) =>
+      new ConversationActor(client.platform.db, bot.id, chatId).acceptIncoming({
+        bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
+        contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+        fromId: null, metadata: {}, clientMessageId: null,
+      });
+    // Both commits are left unpublished (a crash); the second one's transaction started
+    // earlier (created_at is the transaction's start), so only it looks stale to the relay.
+    const first = await commit("a", "first");
+    const second = await commit("b", "second");
+    const [firstId, secondId] = [first.effects.updates[0]!.updateId, second.effects.updates[0]!.updateId];
+    await client.platform.db.query(`update outbox set created_at = now() - interval '1 hour' where bot_id = $1 and update_id = $2`, [bot.id, secondId]);
+    await client.platform.relay.runOnce();
+    // A reader that saw only the second and confirmed past it would lose the first for good.
+    const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(got.body.result.map((u: any) => u.update_id)).toEqual([firstId, secondId]);
+    await client.platform.close();
+  });
+
+  test("a repeated client_message_id is acknowledged only once its update is in the log", async () => {
+    const client = await testClient();
+    const user = await registerUser(client);
+    const bot = await createTestBot(client, user);
+    const row = (await findBotById(client.platform.db, bot.id))!;
+    // The first attempt committed and its process died before publishing.
+    await new ConversationActor(client.platform.db, bot.id, "retry-chat").acceptIncoming({
+      bot: row, channel: "custom_api", text: "sent once", createdAt: new Date(), contactKey: "chat:retry-chat",
+      contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+      fromId: null, metadata: { client_message_id: "m-1" }, clientMessageId: "m-1",
+    });
+    const repeat = await client.post("/api/messages", { bot_id: bot.id, chat_id: "retry-chat", text: "sent once", metadata: { client_message_id: "m-1" } });
+    expect(repeat.status).toBe(200);
+    const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(got.body.result.map((u: any) => u.message.text)).toEqual(["sent once"]);
+    await client.platform.close();
+  });
 });
