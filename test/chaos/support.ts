@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export * from "./traffic.ts";
+import type { Attempt } from "./traffic.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const OUT = join(ROOT, "test-output", "chaos");
@@ -382,4 +383,17 @@ export class ReadyWatch {
     this.running = false;
     await this.done;
   }
+}
+
+/** Exits nobody asked for, as problems for the verdict. */
+export function crashProblems(procs: Proc[]): string[] {
+  return procs.flatMap((p) => p.crashes.map((e) => `${e.name} exited by itself (code ${e.code}, signal ${e.signal}); log ${e.log}\n${p.tail(15)}`));
+}
+
+/** Requests slower than `limitMs` (timeouts included): nothing may wait that long for a dependency. */
+export function slowProblems(attempts: Attempt[], limitMs: number): string[] {
+  const slow = attempts.filter((a) => a.ms > limitMs || a.error === "timeout");
+  if (!slow.length) return [];
+  const first = slow.slice(0, 5).map((a) => `${a.ms} ms → ${a.status || a.error}`).join(", ");
+  return [`${slow.length} request(s) took longer than ${limitMs} ms (or timed out): ${first}`];
 }
