@@ -1,8 +1,10 @@
 // WebhookActor: one per bot whose delivery lease this worker holds. Reads the bot's update log
 // from the first unconfirmed update, POSTs each Update to the webhook, keeps order within a
-// chat while up to max_connections chats are in flight, and confirms the log only over the
-// contiguous prefix already delivered: updates are delivered out of order across chats, but
-// confirm(below) forgets everything below, so it may never pass one still undelivered.
+// chat while up to max_connections chats are in flight, and records its progress
+// (src/webhooks/progress.ts): the log is confirmed only over the contiguous prefix already
+// delivered (updates are delivered out of order across chats, but confirm(below) forgets
+// everything below, so it may never pass one still undelivered), and what was delivered
+// beyond that prefix is written down, so the next holder of the lease skips it.
 //
 // HTTP requests run outside the mailbox; their outcomes come back as messages, so the
 // actor's state is only ever touched one message at a time.
@@ -13,6 +15,7 @@ import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../src/upda
 import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../src/webhooks/db.ts";
 import { backoffMs, postJson, type BackoffOptions, type Outcome, type ResponseBody } from "../src/webhooks/http.ts";
 import type { LeaseKeeper } from "../src/webhooks/lease.ts";
+import { DeliveryProgress } from "../src/webhooks/progress.ts";
 import type { AttemptRecorder } from "../src/webhooks/recorder.ts";
 import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
 
@@ -20,10 +23,6 @@ import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
 export const READ_BATCH = 100;
 /** Why: bounds memory per bot, and how far one slow chat can let the others run ahead. */
 export const MAX_BUFFERED_UPDATES = 1000;
-/** Why: a failed confirm only risks repeats after a takeover; trying again soon keeps pending_update_count honest. */
-const CONFIRM_RETRY_MS = 1000;
-/** Why: one confirm covers the deliveries of this window instead of one write each; a crash repeats at most that much. */
-const CONFIRM_DELAY_MS = 50;
 
 export const SECRET_HEADERS = ["X-Bot-Api-Secret-Token", "X-Telegram-Bot-Api-Secret-Token"] as const;
 /** Why: a webhook reply is a request to the facade, held to the facade's 64 KiB body limit. */
@@ -79,10 +78,7 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
   private readFrom = 0;
   private mayHaveMore = true;
   private inFlight = 0;
-  private confirmWanted = 0;
-  private confirmedBelow = 0;
-  private confirmTimer: ReturnType<typeof setTimeout> | undefined;
-  private confirmRun: Promise<void> = Promise.resolve();
+  private readonly progress: DeliveryProgress;
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -93,17 +89,20 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     private readonly finish: (reason: string) => void,
   ) {
     super(lease, tell);
+    this.progress = new DeliveryProgress(deps, botId);
   }
 
   async onStart(): Promise<void> {
+    await this.progress.load();
     await this.reload(false);
   }
 
-  /** What was delivered is confirmed before the lease goes, so the next holder does not repeat it. */
+  /**
+   * What was delivered is written down before the lease goes, so the next holder does not
+   * repeat it; after a (simulated) crash nothing more is written, as after a kill -9.
+   */
   override async onStop(): Promise<void> {
-    clearTimeout(this.confirmTimer);
-    this.confirmTimer = undefined;
-    await this.flushConfirm();
+    await this.progress.close(!this.lease.halted);
     await super.onStop();
   }
 
@@ -203,12 +202,21 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     });
   }
 
-  /** Reads the log into the buffer, a batch at a time, while there is room for a whole batch. */
+  /**
+   * Reads the log into the buffer, a batch at a time, while there is room for a whole batch;
+   * updates an earlier holder of the lease delivered are passed over as done.
+   */
   private async fill(): Promise<void> {
+    let passedOver = 0;
     while (this.mayHaveMore && MAX_BUFFERED_UPDATES - this.pending.size >= READ_BATCH) {
       const batch = await this.deps.log.read(this.botId, this.readFrom, READ_BATCH);
+      const done = await this.progress.deliveredEarlier(batch);
       for (const update of batch) {
         this.readFrom = update.update_id + 1;
+        if (done.has(update.update_id)) {
+          passedOver++;
+          continue;
+        }
         this.pending.set(update.update_id, update);
         const key = chatOf(update.payload);
         let chat = this.chats.get(key);
@@ -216,6 +224,10 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
         chat.ids.push(update.update_id);
       }
       if (batch.length < READ_BATCH) this.mayHaveMore = false;
+    }
+    if (passedOver > 0) {
+      this.deps.logger.debug({ bot: this.botId, updates: passedOver }, "skipped updates an earlier holder delivered");
+      this.progress.delivered(undefined, this.lowestUndelivered());
     }
   }
 
@@ -259,36 +271,14 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     chat.notBefore = 0;
     if (chat.ids.length === 0) this.chats.delete(key);
     this.pending.delete(id);
-    const lowestUndelivered = this.pending.keys().next();
-    this.confirm(lowestUndelivered.done ? this.readFrom : lowestUndelivered.value);
+    this.progress.delivered(id, this.lowestUndelivered());
     this.schedulePump();
   }
 
-  /** Confirms below `below` after a short delay, so one write covers many deliveries; confirms run one at a time. */
-  private confirm(below: number): void {
-    this.confirmWanted = Math.max(this.confirmWanted, below);
-    if (this.confirmTimer || this.confirmWanted <= this.confirmedBelow) return;
-    this.confirmTimer = setTimeout(() => {
-      this.confirmTimer = undefined;
-      void this.flushConfirm();
-    }, CONFIRM_DELAY_MS);
-  }
-
-  /** Confirms what is wanted now. Safe even after the lease is lost: it only covers updates we delivered. */
-  private flushConfirm(): Promise<void> {
-    this.confirmRun = this.confirmRun.then(async () => {
-      const target = this.confirmWanted;
-      if (target <= this.confirmedBelow) return;
-      try {
-        await this.deps.log.confirm(this.botId, target);
-        this.confirmedBelow = target;
-      } catch (err) {
-        // Unconfirmed only means a repeat after a takeover; try again shortly.
-        this.deps.logger.warn({ err, bot: this.botId }, "confirming delivered updates failed");
-        if (!this.stopped) setTimeout(() => this.self((actor) => actor.confirm(0)), CONFIRM_RETRY_MS);
-      }
-    });
-    return this.confirmRun;
+  /** Everything below it was delivered (or passed over): the least buffered update, else the next to read. */
+  private lowestUndelivered(): number {
+    const lowest = this.pending.keys().next();
+    return lowest.done ? this.readFrom : lowest.value;
   }
 
   /** drop_pending_updates: forget what is buffered and not already on its way. */

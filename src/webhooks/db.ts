@@ -273,3 +273,48 @@ export async function listAttempts(db: Queryable, botId: string, limit: number):
 export async function pruneAttempts(db: Queryable, before: Date): Promise<void> {
   await db.query(`delete from delivery_attempts where attempted_at < $1`, [before]);
 }
+
+// ---- webhook delivery beyond the confirmed watermark (sql/007_webhook_delivered.sql) -------
+
+export interface DbDeliveredRange {
+  /** null when the bot has no rows. */
+  lowest: number | null;
+  highest: number | null;
+}
+
+/** The span of a bot's recorded deliveries: where a new holder must look before resending. */
+export async function findDeliveredRange(db: Queryable, botId: string): Promise<DbDeliveredRange> {
+  const rows = await db.query<DbDeliveredRange>(
+    `select min(update_id)::int8 as lowest, max(update_id)::int8 as highest from webhook_delivered where bot_id = $1`,
+    [botId],
+  );
+  const row = rows[0];
+  return { lowest: row?.lowest == null ? null : Number(row.lowest), highest: row?.highest == null ? null : Number(row.highest) };
+}
+
+export interface DbDelivered {
+  update_id: number;
+}
+
+/** The recorded deliveries of a bot with from <= update_id <= to (one read batch of its log). */
+export async function listDelivered(db: Queryable, botId: string, from: number, to: number): Promise<number[]> {
+  const rows = await db.query<DbDelivered>(
+    `select update_id from webhook_delivered where bot_id = $1 and update_id between $2 and $3`,
+    [botId, from, to],
+  );
+  return rows.map((r) => Number(r.update_id));
+}
+
+/**
+ * Records deliveries and, in the same statement, deletes the bot's rows below `pruneBelow`
+ * (a watermark already confirmed in the log; 0 deletes nothing).
+ */
+export async function recordDelivered(db: Queryable, botId: string, updateIds: number[], pruneBelow: number): Promise<void> {
+  await db.query(
+    `with pruned as (delete from webhook_delivered where bot_id = $1 and update_id < $3)
+     insert into webhook_delivered (bot_id, update_id)
+     select $1::uuid, unnest($2::text::int8[])
+     on conflict do nothing`,
+    [botId, `{${updateIds.join(",")}}`, pruneBelow],
+  );
+}

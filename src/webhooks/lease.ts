@@ -14,7 +14,7 @@ export class LeaseKeeper {
   private renewTimer: ReturnType<typeof setInterval> | undefined;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private renewing = false;
-  private halted = false;
+  private crashed = false;
 
   constructor(
     private readonly leases: Leases,
@@ -36,6 +36,11 @@ export class LeaseKeeper {
     return this.controller.signal;
   }
 
+  /** Ended by halt(): a simulated crash, after which nothing more is written. */
+  get halted(): boolean {
+    return this.crashed;
+  }
+
   valid(): boolean {
     return !this.controller.signal.aborted && this.now() < this.validUntil;
   }
@@ -43,12 +48,12 @@ export class LeaseKeeper {
   /** Ends the work and frees the lease for another worker (unless halted: a simulated crash). */
   async stop(): Promise<void> {
     this.end();
-    if (!this.halted) await this.leases.release(this.key, this.holder).catch(() => undefined);
+    if (!this.crashed) await this.leases.release(this.key, this.holder).catch(() => undefined);
   }
 
   /** As a crash: the work stops, the lease is left to expire. */
   halt(): void {
-    this.halted = true;
+    this.crashed = true;
     this.end();
   }
 

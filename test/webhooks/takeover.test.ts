@@ -1,8 +1,9 @@
 // Two workers, one lease per bot: a crashed worker's bots are taken over once its leases
 // expire, nothing is lost (at-least-once), per-chat order holds, and no bot is ever
 // delivered by both at once.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Leases } from "../../src/leases/leases.ts";
+import { findDeliveredRange } from "../../src/webhooks/db.ts";
 import type { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 import { arrivals, incoming, shortLeases, startReceiver, testWorker, until, type Receiver } from "./support.ts";
@@ -25,6 +26,10 @@ beforeAll(async () => {
     return new Response("ok");
   });
   leases = await shortLeases(client.platform, TTL_MS);
+});
+// A test that failed half-way must not leave its workers delivering into the next one.
+afterEach(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
 });
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
@@ -89,6 +94,54 @@ describe("takeover", () => {
         return info.body.result.pending_update_count === 0;
       });
     }
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+
+  test("a takeover resends at most what was in flight, not what was delivered past a stuck chat", async () => {
+    const path = "/stuck";
+    const maxConnections = 4;
+    const stuck = `stuck-${crypto.randomUUID()}`;
+    let failing = true;
+    // The stuck chat's updates are the bot's lowest, so the log's watermark cannot pass them
+    // while every other chat is delivered beyond it.
+    receiver.behave(async (req) => {
+      if (req.path === path && failing && req.body.message?.chat.id === stuck) return new Response("down", { status: 500 });
+      await Bun.sleep(40);
+      return new Response("ok");
+    });
+    const first = await worker();
+    const bot = await hookedBot(path, maxConnections);
+    await until("first worker delivering", () => first.holds("webhook", bot.id));
+    for (const text of ["s0", "s1", "s2"]) await incoming(client, bot, stuck, text);
+    const others = await traffic(bot, 6, 10);
+    const at = () => receiver.received.filter((r) => r.path === path);
+    const othersDelivered = () => new Set(at().filter((r) => r.body.message.chat.id !== stuck).map((r) => r.body.update_id));
+    await until("every other chat delivered", () => othersDelivered().size === 60);
+    // Only the stuck chat is left; a few more of its failed attempts leave the worker ample
+    // time to write down what it delivered (coalesced every 50 ms).
+    const stuckAttempts = () => at().filter((r) => r.body.message.chat.id === stuck).length;
+    const attemptsThen = stuckAttempts();
+    await until("the stuck chat retried", () => stuckAttempts() >= attemptsThen + 3);
+    const delivered = othersDelivered();
+    const seenBeforeCrash = at().length;
+    await first.crash();
+    const second = await worker();
+    failing = false;
+    await until("the stuck chat delivered", () => new Set(at().filter((r) => r.body.message.chat.id === stuck).map((r) => r.body.update_id)).size === 3);
+    await until("confirmed", async () => {
+      const info = await client.get(`/api/bots/${bot.id}/get-webhook-info`, bot.token);
+      return info.body.result.pending_update_count === 0;
+    });
+    expect(second.holds("webhook", bot.id)).toBe(true);
+    const repeats = at().slice(seenBeforeCrash).filter((r) => delivered.has(r.body.update_id)).length;
+    console.info(`takeover past a stuck chat: ${delivered.size} delivered before the crash, ${repeats} repeated after it`);
+    // At the crash only the stuck chat was in flight; the backlog delivered beyond it is not resent.
+    expect(repeats).toBeLessThanOrEqual(maxConnections);
+    const perChat = arrivals(at());
+    expect([...perChat.keys()].sort()).toEqual([stuck, ...others].sort());
+    for (const [, ids] of perChat) expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // Once the confirm has passed them, the records of what was delivered are deleted.
+    await until("records pruned", async () => (await findDeliveredRange(client.platform.db, bot.id)).highest === null);
     await Promise.all(workers.map((w) => w.stop()));
   });
 
