@@ -62,6 +62,6 @@ chaosTest("NATS down 20 s under load: 503s, /readyz 503, no acknowledged message
   const duringStatuses = [...new Set(during.map((a) => a.status || a.error))].join(", ");
   assertClean(problems, `${v.summary}\nNATS down for ${upAt - downAt} ms at ${ackedBefore} acked; ${ackedDuring} acked while down; ` +
     `send results while down: ${duringStatuses}; /readyz back to 200 ${backAt ? `${backAt - upAt} ms` : "never"} after`,
-  [web.log, nats.proc.log]);
+  [web.log, ...nats.proc.exits.map((e) => e.log), nats.proc.log]);
   expect(problems).toEqual([]);
 }, { timeoutMs: 150_000, services: true });
