@@ -7,6 +7,7 @@
 //
 // Residual risk, documented in docs/decisions.md: fetch resolves the name again, so a DNS
 // server answering differently within a few milliseconds (rebinding) could still win.
+// `resolveTarget` returns the checked addresses so a sender can connect to exactly those.
 import { lookup } from "node:dns/promises";
 import { isIPv4, isIPv6 } from "node:net";
 
@@ -23,7 +24,10 @@ export class UrlRefused extends Error {}
 
 export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** IPv4 ranges that are not the public internet (RFC 6890 special-purpose registry). */
+/**
+ * IPv4 ranges that are not the public internet: IANA's special-purpose registry (RFC 6890
+ * and later), every entry that is not globally reachable, plus the documentation ranges.
+ */
 const V4_BLOCKED: Array<[base: string, bits: number, what: string]> = [
   ["0.0.0.0", 8, "unspecified"],
   ["10.0.0.0", 8, "private"],
@@ -32,8 +36,15 @@ const V4_BLOCKED: Array<[base: string, bits: number, what: string]> = [
   ["169.254.0.0", 16, "link-local (cloud metadata)"],
   ["172.16.0.0", 12, "private"],
   ["192.0.0.0", 24, "IETF protocol assignments"],
+  ["192.0.2.0", 24, "documentation"],
+  ["192.31.196.0", 24, "AS112"],
+  ["192.52.193.0", 24, "AMT"],
+  ["192.88.99.0", 24, "6to4 relay"],
   ["192.168.0.0", 16, "private"],
+  ["192.175.48.0", 24, "AS112"],
   ["198.18.0.0", 15, "benchmarking"],
+  ["198.51.100.0", 24, "documentation"],
+  ["203.0.113.0", 24, "documentation"],
   ["224.0.0.0", 4, "multicast"],
   ["240.0.0.0", 4, "reserved/broadcast"],
 ];
@@ -53,7 +64,7 @@ function blockedV4(ip: string): string | undefined {
 }
 
 /** 16 bytes of an IPv6 address (with "::" and a trailing dotted IPv4 part expanded). */
-function v6Bytes(ip: string): number[] {
+export function v6Bytes(ip: string): number[] {
   let text = ip.replace(/%.*$/, "");
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
@@ -68,7 +79,37 @@ function v6Bytes(ip: string): number[] {
   return groups.flatMap((g) => [(g >> 8) & 0xff, g & 0xff]);
 }
 
+/** True when the first `bits` bits of `bytes` equal those of `prefix`. */
+export function hasPrefix(bytes: number[], prefix: number[], bits: number): boolean {
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if (((bytes[i] ?? 0) & mask) !== ((prefix[i] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
 const v4Of = (b: number[], at: number) => b.slice(at, at + 4).join(".");
+
+/**
+ * IPv6 ranges refused outright: IANA's special-purpose registry and what is not global
+ * unicast. Checked after the ranges that embed an IPv4 address (judged by that address).
+ */
+const V6_BLOCKED: Array<[base: string, bits: number, what: string]> = [
+  ["::ffff:0:0:0", 96, "IPv4-translated (SIIT)"],
+  ["64:ff9b:1::", 48, "local-use NAT64"],
+  ["100::", 64, "discard-only"],
+  // 2001::/23 holds Teredo (2001::/32), benchmarking, ORCHID and other protocol assignments.
+  ["2001::", 23, "IETF protocol assignments (Teredo and others)"],
+  ["2001:db8::", 32, "documentation"],
+  ["3fff::", 20, "documentation"],
+  ["5f00::", 16, "SRv6 segment identifiers"],
+  ["fc00::", 7, "unique local"],
+  ["fe80::", 10, "link-local"],
+  ["fec0::", 10, "site-local"],
+  ["ff00::", 8, "multicast"],
+];
+const NAT64_WELL_KNOWN = v6Bytes("64:ff9b::");
+const V6_BLOCKED_BYTES = V6_BLOCKED.map(([base, bits, what]) => [v6Bytes(base), bits, what] as const);
 
 function blockedV6(ip: string): string | undefined {
   const b = v6Bytes(ip);
@@ -78,12 +119,9 @@ function blockedV6(ip: string): string | undefined {
   // Addresses that carry an IPv4 address inside: judged by that address.
   if (zeroUpTo(10) && b[10] === 0xff && b[11] === 0xff) return blockedV4(v4Of(b, 12));
   if (zeroUpTo(12)) return blockedV4(v4Of(b, 12));
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return blockedV4(v4Of(b, 12));
+  if (hasPrefix(b, NAT64_WELL_KNOWN, 96)) return blockedV4(v4Of(b, 12));
   if (b[0] === 0x20 && b[1] === 0x02) return blockedV4(v4Of(b, 2));
-  if ((b[0]! & 0xfe) === 0xfc) return "unique local";
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return "link-local";
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return "site-local";
-  if (b[0] === 0xff) return "multicast";
+  for (const [prefix, bits, what] of V6_BLOCKED_BYTES) if (hasPrefix(b, prefix, bits)) return what;
   return undefined;
 }
 
@@ -107,13 +145,21 @@ export function parseHttpUrl(raw: string): URL {
   return url;
 }
 
+/** A URL whose host resolved only to public addresses, and those addresses. */
+export interface CheckedTarget {
+  url: URL;
+  /** Empty when the policy allows private targets (nothing was resolved). */
+  addresses: string[];
+}
+
 /**
  * Throws UrlRefused naming the reason unless the URL is http(s) and every address its host
- * resolves to is public (or the policy allows private targets).
+ * resolves to is public (or the policy allows private targets). A sender that connects to
+ * one of `addresses` itself, instead of resolving the name again, closes DNS rebinding.
  */
-export async function checkTarget(raw: string, policy: UrlPolicy): Promise<URL> {
+export async function resolveTarget(raw: string, policy: UrlPolicy): Promise<CheckedTarget> {
   const url = parseHttpUrl(raw);
-  if (policy.allowPrivate) return url;
+  if (policy.allowPrivate) return { url, addresses: [] };
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: string[];
   if (isIPv4(host) || isIPv6(host)) {
@@ -130,5 +176,10 @@ export async function checkTarget(raw: string, policy: UrlPolicy): Promise<URL> 
     const why = forbiddenAddress(address);
     if (why) throw new UrlRefused(`${host === address ? "address" : `host ${host} resolves to`} ${address}, a ${why} address`);
   }
-  return url;
+  return { url, addresses };
+}
+
+/** resolveTarget for callers that only need the verdict. */
+export async function checkTarget(raw: string, policy: UrlPolicy): Promise<URL> {
+  return (await resolveTarget(raw, policy)).url;
 }
