@@ -1,6 +1,8 @@
 // Every setting the platform reads, in one place, validated before anything starts.
 // The README's configuration table documents exactly these.
 
+import { isIP, isIPv4 } from "node:net";
+
 export type Mode = "embedded" | "production";
 
 export interface Config {
@@ -21,7 +23,16 @@ export interface Config {
   jwtTtlSeconds: number;
   /** VAPID subject: how push services can reach the operator of this server. */
   pushContact: string;
+  /** TRUST_PROXY: which X-Forwarded-For entries name the client (none by default). */
+  trustProxy: TrustProxy;
 }
+
+/**
+ * Whom to believe about the client's address. "none": the socket peer, always. "hops": that
+ * many proxies in front append to X-Forwarded-For. "cidrs": peers (and forwarded entries)
+ * inside these ranges are our proxies; the first address from the right outside them is the client.
+ */
+export type TrustProxy = { kind: "none" } | { kind: "hops"; hops: number } | { kind: "cidrs"; ranges: string[] };
 
 export class ConfigError extends Error {}
 
@@ -85,6 +96,27 @@ function parseUrl(name: string, raw: string | undefined, protocols: string[]): s
   return raw;
 }
 
+/** More proxies than this in front of one service is a misconfiguration, not a topology. */
+const MAX_TRUSTED_HOPS = 10;
+
+function parseTrustProxy(raw: string | undefined): TrustProxy {
+  if (raw === undefined || raw === "" || ["0", "false", "off", "no"].includes(raw.toLowerCase())) return { kind: "none" };
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > MAX_TRUSTED_HOPS) throw new ConfigError(`TRUST_PROXY hop count must be 0..${MAX_TRUSTED_HOPS}, got "${raw}"`);
+    return { kind: "hops", hops };
+  }
+  const ranges = raw.split(",").map((r) => r.trim()).filter(Boolean);
+  for (const range of ranges) {
+    const [address = "", prefix, extra] = range.split("/");
+    const maxBits = isIPv4(address) ? 32 : 128;
+    if (!isIP(address) || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxBits))) {
+      throw new ConfigError(`TRUST_PROXY must be a hop count or a comma-separated list of IP addresses/CIDR ranges; "${range}" is neither`);
+    }
+  }
+  return { kind: "cidrs", ranges };
+}
+
 function parsePositiveInt(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
@@ -145,5 +177,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     pushContact: parsePushContact(env.PUSH_CONTACT, publicUrl),
     jwtTtlSeconds: parsePositiveInt("JWT_TTL_SECONDS", env.JWT_TTL_SECONDS, DEFAULT_JWT_TTL_SECONDS),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }

@@ -67,3 +67,20 @@ export function asOutage(err: unknown): unknown {
   if (err instanceof AppError || !isDependencyOutage(err)) return err;
   return new AppError("unavailable", "a backing service is briefly unavailable, retry shortly", OUTAGE_RETRY_AFTER_SECONDS);
 }
+
+/**
+ * SQLSTATE classes a query fails with when a value from the request is bad, not the code:
+ * 22 (data exception: out-of-range number, untranslatable character, invalid text) and
+ * 23 (integrity constraint). Validation should have caught these first; this is the net.
+ */
+const PG_BAD_INPUT_STATES = /^(22|23)[0-9A-Z]{3}$/;
+const PG_UNIQUE_VIOLATION = "23505";
+
+/** Turns a database refusal of bad input into 400 (409 for a duplicate); anything else is returned as it was. */
+export function asBadInput(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "string" || !PG_BAD_INPUT_STATES.test(code)) return err;
+  if (code === PG_UNIQUE_VIOLATION) return conflict("the request conflicts with an existing record");
+  return badRequest(`a value in the request cannot be stored (${code})`);
+}

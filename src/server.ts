@@ -1,12 +1,17 @@
+import "./http/production.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createApp, type AppState } from "./http/app.ts";
+import { recordPeer } from "./http/client.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
 import { startWebhookWorker } from "./webhooks/worker.ts";
 import { startPushWorker } from "./push/worker.ts";
 
-/** Bun's own ceiling, above our 64 KiB check, so an oversized body is refused without buffering it all. */
-const SERVER_MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Bun's own ceiling, far above our 64 KiB check: a declared length up to here gets our 413
+ * envelope (from the header, unread); beyond it Bun answers a bare 413 without buffering it.
+ */
+const SERVER_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Long polls last up to 50 s; the socket must outlive them. */
 const IDLE_TIMEOUT_SECONDS = 120;
 /** How long SIGTERM waits for in-flight requests before closing anyway. */
@@ -27,7 +32,11 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     hostname: config.host,
     maxRequestBodySize: SERVER_MAX_BODY_BYTES,
     idleTimeout: IDLE_TIMEOUT_SECONDS,
-    fetch: (request) => app.handle(request),
+    fetch: (request, bun) => {
+      // Elysia's own `server` is null under app.handle; the socket's address is handed down here.
+      recordPeer(request, bun.requestIP(request)?.address, config.trustProxy);
+      return app.handle(request);
+    },
   });
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
   let stopped: Promise<void> | undefined;

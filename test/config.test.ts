@@ -33,6 +33,7 @@ describe("loadConfig defaults", () => {
       limits: { publicPerIp: 120, publicPerBot: 3000, loginPerEmail: 10, loginPerIp: 100, botSendPerSecond: 30 },
       jwtTtlSeconds: 7 * 24 * 3600,
       pushContact: "mailto:operator@localhost",
+      trustProxy: { kind: "none" },
     });
   });
 

@@ -1,6 +1,5 @@
 import { feature } from "./feature.ts";
 import { randomUUID } from "node:crypto";
-import { AppError } from "../errors.ts";
 import type { Platform } from "../platform.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { botRoutes } from "./bots/routes.ts";
@@ -17,13 +16,11 @@ import { errorHandler } from "./errors.ts";
 import { openApiDocs } from "./openapi.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { publicCors } from "./cors.ts";
+import { requestGuard } from "./guard.ts";
 import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 
-/** DESIGN §7: bodies above 64 KiB are refused with 413 before they are read. */
-export const MAX_BODY_BYTES = 64 * 1024;
-
-const tooLarge = () => new AppError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+export { MAX_BODY_BYTES } from "./guard.ts";
 
 export interface AppState {
   draining: boolean;
@@ -33,20 +30,14 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
   const log = platform.logger;
   return feature()
     .use(errorHandler(log))
-    .onRequest(async ({ request, set }) => {
+    .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = request.headers.get("x-request-id") || randomUUID();
-      const declared = request.headers.get("content-length");
-      if (declared !== null) {
-        if (Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-      } else if (request.body) {
-        // Chunked bodies carry no length: measure a copy; the route still reads the original.
-        if ((await request.clone().arrayBuffer()).byteLength > MAX_BODY_BYTES) throw tooLarge();
-      }
     })
     .onAfterResponse({ as: "global" }, ({ request, set }) => {
       log.debug({ method: request.method, url: request.url, status: set.status, rid: set.headers["x-request-id"] }, "request");
     })
     .use(publicCors())
+    .use(requestGuard(platform))
     .use(systemRoutes(platform, () => state.draining))
     .use(openApiDocs())
     .use(authRoutes(platform))

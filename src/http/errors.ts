@@ -1,6 +1,6 @@
 import { feature } from "./feature.ts";
 import { Elysia, ValidationError } from "elysia";
-import { AppError, asOutage, ERROR_STATUS } from "../errors.ts";
+import { AppError, asBadInput, asOutage, ERROR_STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { fromAppError, telegramErrorResponse } from "./telegram/errors.ts";
 
@@ -40,8 +40,9 @@ function envelope(status: number, error: string, retryAfter?: number): Response 
 /** The one place where any error becomes an HTTP response. */
 export const errorHandler = (logger: Logger) =>
   feature({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
-    // PostgreSQL or NATS away is the client's cue to retry (503), not a bug (500).
-    const known = asOutage(error);
+    // PostgreSQL or NATS away is the client's cue to retry (503), not a bug (500); a value
+    // the database refuses is the client's mistake (400), whichever check let it through.
+    const known = asBadInput(asOutage(error));
     if (known instanceof AppError) {
       // Errors raised before the facade's handler runs (the body limit) still speak Telegram there.
       if (TELEGRAM_PATH.test(new URL(request.url).pathname)) return telegramErrorResponse(fromAppError(known));

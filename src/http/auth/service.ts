@@ -21,10 +21,20 @@ export async function register(db: Queryable, email: string, password: string): 
   return toUser(row);
 }
 
-/** Attempts are counted per e-mail and per IP before the password is checked. */
+/**
+ * The global per-e-mail backstop allows this many times the per-client limit: guessing spread
+ * over many addresses is still slowed, while one noisy client cannot lock the owner out.
+ */
+export const LOGIN_BACKSTOP_FACTOR = 10;
+
+/**
+ * Attempts on one e-mail are counted per (e-mail, client), then against the slower global
+ * backstop, before the password is checked; per-IP attempts are counted on arrival (http/guard.ts).
+ */
 export function limitLogin(limiter: RateLimiter, limits: RateLimitSettings, email: string, ip: string): void {
-  limiter.take(`login-ip:${ip}`, limits.loginPerIp, LOGIN_WINDOW_MS);
-  limiter.take(`login-email:${email.trim().toLowerCase()}`, limits.loginPerEmail, LOGIN_WINDOW_MS);
+  const account = email.trim().toLowerCase();
+  limiter.take(`login-email:${account}:${ip}`, limits.loginPerEmail, LOGIN_WINDOW_MS);
+  limiter.take(`login-email:${account}`, limits.loginPerEmail * LOGIN_BACKSTOP_FACTOR, LOGIN_WINDOW_MS);
 }
 
 export async function login(db: Queryable, email: string, password: string): Promise<User> {

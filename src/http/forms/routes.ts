@@ -9,7 +9,7 @@ import { acceptFormSubmission } from "./service.ts";
 export const formRoutes = (platform: Platform) =>
   feature({ prefix: "/api/integrations/sitecms", tags: ["site-form integration"] }).post(
     "/forms-plugin",
-    async ({ body, server, request }) => ok(await acceptFormSubmission(platform, body, clientIp(server, request))),
+    async ({ body, request }) => ok(await acceptFormSubmission(platform, body, clientIp(request))),
     {
       body: FormSubmission,
       response: { 200: Ok(AcceptedMessage), ...errors(400, 403, 404, 413, 429) },

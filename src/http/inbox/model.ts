@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { SafeInt } from "../input.ts";
 import { oneOf } from "../feature.ts";
 
 export const STATUSES = ["new", "open", "waiting", "closed"] as const;
@@ -91,13 +92,13 @@ export const InboxQuery = t.Object({
   bot_id: t.Optional(t.String({ format: "uuid" })),
   status: t.Optional(Status),
   q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Search contact, chat id, note and message text" })),
-  limit: t.Optional(t.Integer({ minimum: 1, description: `Default ${INBOX_DEFAULT_LIMIT}, clamped to ${INBOX_MAX_LIMIT}` })),
+  limit: t.Optional(SafeInt({ minimum: 1, description: `Default ${INBOX_DEFAULT_LIMIT}, clamped to ${INBOX_MAX_LIMIT}` })),
   before: t.Optional(t.String({ format: "uuid", description: "Conversation id: continue after it" })),
 });
 export type InboxQuery = typeof InboxQuery.static;
 
 export const DetailQuery = t.Object({
-  before: t.Optional(t.Integer({ minimum: 1, description: "message_id: older messages than this" })),
+  before: t.Optional(SafeInt({ minimum: 1, description: "message_id: older messages than this" })),
 });
 
 export const ReplyRequest = t.Object(

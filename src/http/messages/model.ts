@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { MAX_DATE_MS, SafeInt } from "../input.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
 import { oneOf } from "../feature.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
@@ -22,7 +23,7 @@ export const IncomingMessageRequest = t.Object(
     widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
     chat_id: t.Optional(ExternalId),
     user_id: t.Optional(ExternalId),
-    timestamp: t.Optional(t.Integer({ minimum: 0, description: "Unix seconds, or milliseconds when > 10^12; default now" })),
+    timestamp: t.Optional(t.Integer({ minimum: 0, maximum: MAX_DATE_MS, description: "Unix seconds, or milliseconds when > 10^12; default now" })),
     channel: t.Optional(oneOf(CHANNEL_TYPES)),
     external_chat_id: t.Optional(ExternalId),
     external_user_id: t.Optional(ExternalId),
@@ -60,8 +61,8 @@ export const HistoryQuery = t.Object({
   bot_id: t.Optional(t.String({ format: "uuid" })),
   widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
   channel: t.Optional(oneOf(CHANNEL_TYPES)),
-  limit: t.Optional(t.Integer({ minimum: 1, description: `Default ${HISTORY_DEFAULT_LIMIT}, clamped to ${HISTORY_MAX_LIMIT}` })),
-  before: t.Optional(t.Integer({ minimum: 1, description: "message_id: older messages than this" })),
+  limit: t.Optional(SafeInt({ minimum: 1, description: `Default ${HISTORY_DEFAULT_LIMIT}, clamped to ${HISTORY_MAX_LIMIT}` })),
+  before: t.Optional(SafeInt({ minimum: 1, description: "message_id: older messages than this" })),
 });
 export type HistoryQuery = typeof HistoryQuery.static;
 

@@ -9,8 +9,8 @@ import { acceptMessage, chatHistory } from "./service.ts";
 
 export const messageRoutes = (platform: Platform) =>
   feature({ prefix: "/api/messages", tags: ["Messages"] })
-    .post("", async ({ body, headers, server, request }) =>
-      ok(await acceptMessage(platform, body, headers["idempotency-key"], clientIp(server, request), request.headers.get("origin"))), {
+    .post("", async ({ body, headers, request }) =>
+      ok(await acceptMessage(platform, body, headers["idempotency-key"], clientIp(request), request.headers.get("origin"))), {
       body: IncomingMessageRequest,
       headers: IdempotencyHeaders,
       response: { 200: Ok(AcceptedMessage), ...errors(400, 403, 404, 413, 429, 503) },
@@ -20,8 +20,8 @@ export const messageRoutes = (platform: Platform) =>
           "Selects the bot by bot_id or widget_key. A repeat with the same metadata.client_message_id (or Idempotency-Key header) returns the first result and creates nothing.",
       },
     })
-    .get("", async ({ query, server, request }) =>
-      ok(await chatHistory(platform, query, clientIp(server, request), request.headers.get("origin"))), {
+    .get("", async ({ query, request }) =>
+      ok(await chatHistory(platform, query, clientIp(request), request.headers.get("origin"))), {
       query: HistoryQuery,
       response: { 200: Ok(t.Array(Message)), ...errors(400, 403, 404, 429) },
       detail: { summary: "Message history of a web or widget chat (oldest first)" },

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { SafeInt } from "../input.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
 
 /** Telegram's getUpdates bounds. */
@@ -15,9 +16,9 @@ export const MAX_REPLY_MARKUP_BYTES = 10_000;
 export const BotIdPath = t.Object({ id: t.String({ format: "uuid", description: "Bot UUID" }) });
 
 export const GetUpdatesQuery = t.Object({
-  offset: t.Optional(t.Integer({ description: "Confirms every update below it; negative: the last |offset|" })),
-  limit: t.Optional(t.Integer({ description: `1..${UPDATES_MAX_LIMIT} (clamped), default ${UPDATES_DEFAULT_LIMIT}` })),
-  timeout: t.Optional(t.Integer({ description: `Long-poll seconds, 0..${POLL_MAX_TIMEOUT_SECONDS} (clamped), default ${POLL_DEFAULT_TIMEOUT_SECONDS}` })),
+  offset: t.Optional(SafeInt({ description: "Confirms every update below it; negative: the last |offset|" })),
+  limit: t.Optional(SafeInt({ description: `1..${UPDATES_MAX_LIMIT} (clamped), default ${UPDATES_DEFAULT_LIMIT}` })),
+  timeout: t.Optional(SafeInt({ description: `Long-poll seconds, 0..${POLL_MAX_TIMEOUT_SECONDS} (clamped), default ${POLL_DEFAULT_TIMEOUT_SECONDS}` })),
 });
 export type GetUpdatesQuery = typeof GetUpdatesQuery.static;
 
@@ -55,7 +56,7 @@ export const Update = t.Object(
   { title: "Update" },
 );
 
-const MessageIdField = t.Union([t.String({ pattern: "^[0-9]{1,15}$" }), t.Integer({ minimum: 1 })], {
+const MessageIdField = t.Union([t.String({ pattern: "^[0-9]{1,15}$" }), SafeInt({ minimum: 1 })], {
   description: "message_id of a message this bot sent",
 });
 

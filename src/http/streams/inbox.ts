@@ -8,6 +8,7 @@
 // delivered before it; replayed events may repeat ones already seen, and clients apply
 // them as idempotent upserts. A gap too old or too large ends in `reset`: reload.
 import { t } from "elysia";
+import { SafeInt } from "../input.ts";
 import { findContactsByIds } from "../../db/contacts.ts";
 import { findMessagesByIds, type DbMessage } from "../../db/messages.ts";
 import { conversationsChangedSince, databaseNow, messagesChangedSince } from "../../db/streams.ts";
@@ -30,7 +31,7 @@ export const REPLAY_MAX_MESSAGES = 2000;
 const MAX_CURSOR_LENGTH = 16;
 
 export const InboxStreamQuery = t.Object({
-  since: t.Optional(t.Integer({ minimum: 0, description: "Resume cursor (an event id); Last-Event-ID wins" })),
+  since: t.Optional(SafeInt({ minimum: 0, description: "Resume cursor (an event id); Last-Event-ID wins" })),
 });
 
 export function parseTimeCursor(raw: string | null | undefined): number | undefined {

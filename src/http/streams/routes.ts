@@ -34,9 +34,9 @@ export const streamRoutes = (platform: Platform) =>
     .use(userAuth(platform))
     .get(
       "/api/messages/stream",
-      ({ query, request, server }) =>
+      ({ query, request }) =>
         openWidgetStream(platform, query, {
-          ip: clientIp(server, request),
+          ip: clientIp(request),
           origin: request.headers.get("origin"),
           lastEventId: request.headers.get("last-event-id"),
           signal: request.signal,

@@ -7,6 +7,7 @@
 // message of the chat triggers that same read, so a late or lost event cannot lose a
 // message and out-of-order events cannot reorder them.
 import { t } from "elysia";
+import { SafeInt } from "../input.ts";
 import { findConversationByChat, type DbConversation } from "../../db/conversations.ts";
 import type { DbBot } from "../../db/bots.ts";
 import { messagesAfter, latestMessageId } from "../../db/streams.ts";
@@ -32,7 +33,7 @@ export const WidgetStreamQuery = t.Object({
   widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
   bot_id: t.Optional(t.String({ format: "uuid" })),
   channel: t.Optional(oneOf(CHANNEL_TYPES)),
-  since: t.Optional(t.Integer({ minimum: 0, description: "message_id: send messages after it first (Last-Event-ID wins)" })),
+  since: t.Optional(SafeInt({ minimum: 0, description: "message_id: send messages after it first (Last-Event-ID wins)" })),
 });
 export type WidgetStreamQuery = typeof WidgetStreamQuery.static;
 

@@ -3,6 +3,7 @@
 // integer written as digits and an object written as JSON text, as Telegram does.
 import type { Params } from "./model.ts";
 import { TelegramError, tgBadRequest } from "./errors.ts";
+import { findUnstorableText, jsonTooDeep, tooDeepMessage, unstorableMessage } from "../input.ts";
 
 const INTEGER = /^-?\d{1,16}$/;
 
@@ -36,6 +37,7 @@ async function decodedBody(request: Request): Promise<Uint8Array> {
 function jsonBody(bytes: Uint8Array): Params {
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === "") return {};
+  if (jsonTooDeep(text)) throw tgBadRequest(tooDeepMessage());
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -61,7 +63,15 @@ async function multipartBody(bytes: Uint8Array, contentType: string): Promise<Pa
   return params;
 }
 
+/** Every parameter, with text PostgreSQL cannot store refused up front, naming the parameter. */
 export async function readParams(request: Request): Promise<Params> {
+  const params = await mergedParams(request);
+  const field = findUnstorableText(params);
+  if (field) throw tgBadRequest(unstorableMessage(field));
+  return params;
+}
+
+async function mergedParams(request: Request): Promise<Params> {
   const query: Params = Object.fromEntries(new URL(request.url).searchParams);
   if (!request.body || request.method === "GET" || request.method === "HEAD") return query;
   const contentType = request.headers.get("content-type") ?? "";
@@ -107,11 +117,16 @@ export function optionalJson(params: Params, name: string, what = "JSON object")
   const value = params[name];
   if (absent(value)) return undefined;
   if (typeof value !== "string") return value;
+  if (jsonTooDeep(value)) throw tgBadRequest(`can't parse ${what}: ${name} nests too deep`);
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw tgBadRequest(`can't parse ${what}: ${name} is not valid JSON`);
   }
+  const field = findUnstorableText(parsed, name);
+  if (field) throw tgBadRequest(unstorableMessage(field));
+  return parsed;
 }
 
 export function optionalObject(params: Params, name: string, what = "JSON object"): Record<string, unknown> | undefined {

@@ -1,7 +1,7 @@
 // /bot<token>/<method>: the Telegram Bot API's own address scheme (DESIGN §11), so a
 // Telegram client library only needs its API root changed. GET or POST, any method name
 // case; every answer, errors included, is in Telegram's envelope, never the native one.
-import { AppError, asOutage } from "../../errors.ts";
+import { AppError, asBadInput, asOutage } from "../../errors.ts";
 import type { Platform } from "../../platform.ts";
 import { feature } from "../feature.ts";
 import { botFromToken } from "../runtime/plugin.ts";
@@ -29,7 +29,7 @@ export const telegramRoutes = (platform: Platform) =>
         const { result, description } = await callMethod(platform, bot, decoded(method), await readParams(request));
         return Response.json(description ? { ok: true, result, description } : { ok: true, result });
       } catch (raised) {
-        const err = asOutage(raised);
+        const err = asBadInput(asOutage(raised));
         if (err instanceof TelegramError) return telegramErrorResponse(err);
         if (err instanceof AppError) return telegramErrorResponse(fromAppError(err));
         platform.logger.error({ err, url: request.url }, "telegram facade: unhandled error");

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { SafeInt } from "../input.ts";
 import { MAX_URL_LENGTH } from "../bots/model.ts";
 import { oneOf } from "../feature.ts";
 import { DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS, SECRET_TOKEN_PATTERN, UPDATE_KINDS } from "../../webhooks/service.ts";
@@ -49,7 +50,7 @@ export const WebhookInfo = t.Object(
 );
 
 export const DeliveriesQuery = t.Object({
-  limit: t.Optional(t.Integer({ description: `1..${DELIVERIES_MAX_LIMIT} (clamped), default ${DELIVERIES_DEFAULT_LIMIT}` })),
+  limit: t.Optional(SafeInt({ description: `1..${DELIVERIES_MAX_LIMIT} (clamped), default ${DELIVERIES_DEFAULT_LIMIT}` })),
 });
 
 export const DeliveryAttempt = t.Object(
