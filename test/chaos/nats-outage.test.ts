@@ -26,7 +26,7 @@ chaosTest("NATS down 20 s under load: 503s, /readyz 503, no acknowledged message
   const bot = await createBot(web.url);
 
   // The request timeout sits above SLOW_MS so that a slow answer is measured, not cut short.
-  const load = new Load({ urls, bot, senders: 48, chatsPerSender: 2, messages: 1500, pauseMs: 300, requestTimeoutMs: 15_000, deadlineMs: 75_000 });
+  const load = new Load({ urls, bot, senders: 48, chatsPerSender: 2, messages: 1500, pauseMs: 300, requestTimeoutMs: 15_000, giveUpIf: () => !web.alive, deadlineMs: 75_000 });
   const reader = new Reader(urls, bot).start();
   const ready = new ReadyWatch(web.url);
   const sending = load.start();

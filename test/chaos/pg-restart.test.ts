@@ -21,7 +21,7 @@ chaosTest("PostgreSQL restart under load: the web process survives, no acknowled
   const urls = () => [web.url];
   const bot = await createBot(web.url);
 
-  const load = new Load({ urls, bot, senders: 48, chatsPerSender: 2, messages: 1500, pauseMs: 200, requestTimeoutMs: 15_000, deadlineMs: 60_000 });
+  const load = new Load({ urls, bot, senders: 48, chatsPerSender: 2, messages: 1500, pauseMs: 200, requestTimeoutMs: 15_000, giveUpIf: () => !web.alive, deadlineMs: 60_000 });
   const reader = new Reader(urls, bot).start();
   // Dense samples: the restart takes about half a second.
   const ready = new ReadyWatch(web.url, 50);

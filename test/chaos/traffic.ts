@@ -46,6 +46,16 @@ export async function setWebhook(base: string, bot: Bot, url: string, maxConnect
   if (res.status !== 200) throw new Error(`set-webhook: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
+/** get-webhook-info, for the failure report (pending_update_count, last error). */
+export async function webhookInfo(base: string, bot: Bot): Promise<string> {
+  try {
+    const res = await call(base, "GET", `/api/bots/${bot.id}/get-webhook-info`, undefined, bot.token, 5000);
+    return JSON.stringify(res.body?.result ?? res.body);
+  } catch (err) {
+    return `get-webhook-info failed: ${(err as Error).message}`;
+  }
+}
+
 // --- message identity ----------------------------------------------------------------------
 
 const keyOf = (run: string, chat: number, seq: number) => `${run}:${chat}:${seq}`;
@@ -78,6 +88,8 @@ export interface LoadOptions {
   requestTimeoutMs?: number;
   /** Senders give up here; whatever was not acknowledged by then is reported, not hidden. */
   deadlineMs: number;
+  /** Stops retrying early when waiting is pointless (the only web process crashed). */
+  giveUpIf?: () => boolean;
 }
 
 /**
@@ -123,7 +135,7 @@ export class Load {
       for (let c = 0; c < chatsPerSender; c++) {
         const chat = index * chatsPerSender + c;
         while (!(await this.send(chat, seq, turn++))) {
-          if (this.stopped || Date.now() > deadline) return;
+          if (this.stopped || Date.now() > deadline || this.options.giveUpIf?.()) return;
           await Bun.sleep((this.options.retryPauseMs ?? 200) * (0.5 + Math.random()));
         }
         if (pauseMs > 0) await Bun.sleep(pauseMs * (0.5 + Math.random()));
@@ -253,6 +265,8 @@ export class FlakyReceiver {
   /** Deliveries answered 2xx, in the order they were answered. */
   readonly delivered: Delivery[] = [];
   readonly counts = { requests: 0, failed: 0, hung: 0, ok: 0 };
+  /** Every request, for explaining a lost message: was it ever attempted, and when last. */
+  readonly requests: Array<{ key?: string; update_id: number; at: number; answer: "ok" | "500" | "hang" }> = [];
   private readonly failures = new Map<number, number>();
   private readonly server: ReturnType<typeof Bun.serve>;
 
@@ -266,13 +280,17 @@ export class FlakyReceiver {
         this.counts.requests++;
         const failed = this.failures.get(update.update_id) ?? 0;
         const roll = Math.random();
+        const request = { key: identify(update)?.key, update_id: update.update_id as number, at: Date.now(), answer: "ok" as "ok" | "500" | "hang" };
+        this.requests.push(request);
         if (failed < this.options.maxFailuresPerUpdate && roll < this.options.hangRate + this.options.failRate) {
           this.failures.set(update.update_id, failed + 1);
           if (roll < this.options.hangRate) {
             this.counts.hung++;
+            request.answer = "hang";
             await Bun.sleep(this.options.hangMs);
           } else {
             this.counts.failed++;
+            request.answer = "500";
           }
           return new Response("flaky", { status: 500 });
         }
@@ -296,6 +314,15 @@ export class FlakyReceiver {
       if ([...load.acked.keys()].every((k) => seen.has(k))) return;
       await Bun.sleep(250);
     }
+  }
+
+  /** What the receiver saw of these messages: attempts, answers and when, relative to `since`. */
+  explain(keys: string[], since: number): string[] {
+    return keys.slice(0, 10).map((key) => {
+      const seen = this.requests.filter((r) => r.key === key);
+      if (!seen.length) return `${key}: never requested`;
+      return `${key} (update ${seen[0]!.update_id}): ${seen.map((r) => `${r.answer}@+${((r.at - since) / 1000).toFixed(1)}s`).join(" ")}`;
+    });
   }
 
   stop(): void {
@@ -382,5 +409,5 @@ export function verdict(load: Load, deliveries: Delivery[], extraAttempts: Attem
 export function assertClean(problems: string[], summary: string, logs: string[]): void {
   console.log(summary);
   if (problems.length === 0) return;
-  throw new Error(`${problems.length} problem(s):\n- ${problems.join("\n- ")}\n${summary}\nlogs: ${logs.join(" ")}`);
+  throw new Error(`${problems.length} problem(s):\n- ${problems.join("\n- ")}\n${summary}\nlogs: ${[...new Set(logs)].join(" ")}`);
 }
