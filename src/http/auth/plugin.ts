@@ -8,6 +8,13 @@ import { toUser } from "./service.ts";
 
 export const USER_SECURITY = [{ userBearerAuth: [] }];
 
+/** The one algorithm we sign with; accepting others (HS512, none) widens what a forger can try. */
+const JWT_ALGORITHMS = ["HS256"];
+/** Tokens without `exp` would never die; every token we issue has one. */
+const JWT_REQUIRED_CLAIMS = ["exp", "sub"];
+/** A `sub` that is not a UUID was not issued by us, and must not reach a uuid column as a 500. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match?.[1];
@@ -26,8 +33,8 @@ export const userAuth = (platform: Platform) =>
         async resolve({ headers, userJwt }) {
           const token = bearerToken(headers.authorization);
           if (!token) throw unauthorized("missing user token: send Authorization: Bearer <token>");
-          const payload = await userJwt.verify(token);
-          if (!payload || typeof payload.sub !== "string" || payload.typ !== "user") {
+          const payload = await userJwt.verify(token, { algorithms: JWT_ALGORITHMS, requiredClaims: JWT_REQUIRED_CLAIMS });
+          if (!payload || typeof payload.sub !== "string" || !UUID.test(payload.sub) || payload.typ !== "user") {
             throw unauthorized("invalid or expired user token");
           }
           const row = await findUserById(platform.db, payload.sub);
