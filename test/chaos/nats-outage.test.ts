@@ -16,11 +16,11 @@ const SLOW_MS = 10_000;
 const READY_GRACE_MS = 3000;
 
 chaosTest("NATS down 20 s under load: 503s, /readyz 503, no acknowledged message lost", async () => {
-  const pg = new PrivatePostgres();
-  const nats = new PrivateNats();
+  const pg = new PrivatePostgres("nats-outage");
+  const nats = new PrivateNats("nats-outage");
   await Promise.all([pg.start(), nats.start()]);
   const services = { databaseUrl: pg.url, natsUrl: nats.url };
-  await migrate(services);
+  await migrate("nats-outage", services);
   const web = await webProcess("nats-outage.web", services).up();
   const urls = () => [web.url];
   const bot = await createBot(web.url);

@@ -12,11 +12,11 @@ useCleanup();
 const SLOW_MS = 10_000;
 
 chaosTest("PostgreSQL restart under load: the web process survives, no acknowledged message lost", async () => {
-  const pg = new PrivatePostgres();
-  const nats = new PrivateNats();
+  const pg = new PrivatePostgres("pg-restart");
+  const nats = new PrivateNats("pg-restart");
   await Promise.all([pg.start(), nats.start()]);
   const services = { databaseUrl: pg.url, natsUrl: nats.url };
-  await migrate(services);
+  await migrate("pg-restart", services);
   const web = await webProcess("pg-restart.web", services).up();
   const urls = () => [web.url];
   const bot = await createBot(web.url);

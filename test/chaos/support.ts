@@ -95,7 +95,7 @@ function tail(path: string, lines = 30): string {
 export interface ExitRecord {
   name: string;
   code: number | null;
-  signal: string | null;
+  signal: NodeJS.Signals | number | null;
   expected: boolean;
   log: string;
 }
@@ -175,9 +175,13 @@ export class PrivateNats {
   readonly port = freePort();
   readonly dir = tempDir("nats");
   readonly url = `nats://127.0.0.1:${this.port}`;
-  readonly proc = new Proc("nats", [NATS_SERVER, "-a", "127.0.0.1", "-p", String(this.port), "-js", "-sd", join(this.dir, "js")], {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-  });
+  readonly proc: Proc;
+
+  /** `scenario` prefixes the log file, so one scenario's logs do not overwrite another's. */
+  constructor(scenario: string) {
+    const argv = [NATS_SERVER, "-a", "127.0.0.1", "-p", String(this.port), "-js", "-sd", join(this.dir, "js")];
+    this.proc = new Proc(`${scenario}.nats`, argv, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+  }
 
   async start(): Promise<void> {
     this.proc.start();
@@ -218,6 +222,8 @@ export class PrivatePostgres {
   readonly logFile = join(this.dir, "postgres.log");
   readonly url = `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   /** fsync off: only the server process restarts here, never the machine, and the disk is shared. */
+  constructor(private readonly scenario: string) {}
+
   private readonly options = `-c port=${this.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${this.dir} -c fsync=off -c max_connections=200`;
 
   async start(): Promise<void> {
@@ -241,7 +247,7 @@ export class PrivatePostgres {
   }
 
   private async destroy(): Promise<void> {
-    if (existsSync(this.logFile)) copyFileSync(this.logFile, logPath("postgres.log"));
+    if (existsSync(this.logFile)) copyFileSync(this.logFile, logPath(`${this.scenario}.postgres.log`));
     await run(asPostgres([join(PG_BIN, "pg_ctl"), "-D", this.data, "-m", "immediate", "-w", "stop"]), "pg_ctl stop").catch(() => undefined);
     // A postmaster pg_ctl could not stop (it timed out) must not outlive the run.
     try {
@@ -283,8 +289,8 @@ function productEnv(extra: Record<string, string>): Record<string, string> {
   };
 }
 
-export async function migrate(services: Services): Promise<void> {
-  const proc = new Proc("release", [BUN, "src/release.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl }));
+export async function migrate(scenario: string, services: Services): Promise<void> {
+  const proc = new Proc(`${scenario}.release`, [BUN, "src/release.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl }));
   proc.start();
   const code = await proc.child!.exited;
   if (code !== 0) throw new Error(`release (migrate) exited with ${code}\n${proc.tail()}`);

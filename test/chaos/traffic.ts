@@ -316,12 +316,18 @@ export class FlakyReceiver {
     }
   }
 
-  /** What the receiver saw of these messages: attempts, answers and when, relative to `since`. */
+  /** What the receiver saw of the chats of these messages, seq by seq: answers and when, relative to `since`. */
   explain(keys: string[], since: number): string[] {
-    return keys.slice(0, 10).map((key) => {
-      const seen = this.requests.filter((r) => r.key === key);
-      if (!seen.length) return `${key}: never requested`;
-      return `${key} (update ${seen[0]!.update_id}): ${seen.map((r) => `${r.answer}@+${((r.at - since) / 1000).toFixed(1)}s`).join(" ")}`;
+    const chats = [...new Set(keys.map((k) => k.replace(/:\d+$/, "")))].slice(0, 3);
+    return chats.flatMap((chat) => {
+      const seen = this.requests.filter((r) => r.key?.startsWith(`${chat}:`));
+      const seqs = [...new Set(seen.map((r) => Number(r.key!.split(":").at(-1))))].sort((x, y) => x - y);
+      const lines = seqs.map((seq) => {
+        const mine = seen.filter((r) => r.key === `${chat}:${seq}`);
+        return `  seq ${seq} (update ${mine[0]!.update_id}): ${mine.map((r) => `${r.answer}@${((r.at - since) / 1000).toFixed(1)}s`).join(" ")}`;
+      });
+      const missing = keys.filter((k) => k.startsWith(`${chat}:`) && !seen.some((r) => r.key === k));
+      return [`chat ${chat}${missing.length ? ` (never requested: ${missing.join(", ")})` : ""}`, ...lines];
     });
   }
 

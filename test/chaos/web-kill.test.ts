@@ -9,11 +9,11 @@ import {
 useCleanup();
 
 chaosTest("kill -9 of one of two web processes under 48-way load: no acknowledged message lost", async () => {
-  const pg = new PrivatePostgres();
-  const nats = new PrivateNats();
+  const pg = new PrivatePostgres("web-kill");
+  const nats = new PrivateNats("web-kill");
   await Promise.all([pg.start(), nats.start()]);
   const services = { databaseUrl: pg.url, natsUrl: nats.url };
-  await migrate(services);
+  await migrate("web-kill", services);
   const a = webProcess("web-kill.web-a", services);
   const b = webProcess("web-kill.web-b", services);
   await Promise.all([a.up(), b.up()]);
