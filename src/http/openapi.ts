@@ -3,6 +3,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
+import { pageHeaders, SWAGGER_CSP } from "./web/security-headers.ts";
 
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
@@ -25,6 +26,9 @@ export const TAGS = [
 
 export const openApiDocs = () =>
   feature()
+    .onRequest(({ request, set }) => {
+      if (new URL(request.url).pathname === "/swagger") Object.assign(set.headers, pageHeaders(SWAGGER_CSP));
+    })
     .get("/swagger/assets/:file", ({ params, status }) => {
       if (!SWAGGER_ASSETS.has(params.file)) return status(404, { ok: false, error: "asset not found", error_code: 404 });
       return Bun.file(join(SWAGGER_UI_DIR, params.file));

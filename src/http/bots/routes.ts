@@ -24,7 +24,7 @@ export const botRoutes = (platform: Platform) =>
       {
         user: true,
         body: BotCreateRequest,
-        response: { 201: Ok(Bot), ...errors(400, 401) },
+        response: { 201: Ok(Bot), ...errors(400, 401, 429) },
         detail: { summary: "Create a bot" },
       },
     )

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { notFound } from "../../errors.ts";
+import { AppError, notFound } from "../../errors.ts";
 import type { Config } from "../../config.ts";
 import type { Db, Queryable } from "../../db/driver.ts";
 import {
@@ -46,10 +46,18 @@ export const toBot = (row: DbBot, box: SecretBox): Bot => ({
   created_at: row.created_at.toISOString(),
 });
 
+/** Far above any real operator's needs; without it one account could mint bots (and tokens, keys) without end. */
+export const MAX_BOTS_PER_USER = 100;
+/** The cap does not lift by waiting; the hint only keeps 429's contract (DESIGN §4). */
+const BOT_CAP_RETRY_AFTER_SECONDS = 3600;
+
 /** A webhook_url given here is checked and stored as set-webhook would (workers find it at their next scan). */
 export async function createBot(
   db: Db, box: SecretBox, ownerId: string, input: BotCreateRequest, config: Pick<Config, "allowPrivateWebhooks">,
 ): Promise<Bot> {
+  if ((await listBotsByOwner(db, ownerId)).length >= MAX_BOTS_PER_USER) {
+    throw new AppError("rate_limited", `a user may have at most ${MAX_BOTS_PER_USER} bots`, BOT_CAP_RETRY_AFTER_SECONDS);
+  }
   const webhookUrl = input.webhook_url ?? null;
   if (webhookUrl) await checkWebhookUrl(config, webhookUrl, "webhook_url");
   const number = await nextBotNumber(db);

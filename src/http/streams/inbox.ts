@@ -18,6 +18,7 @@ import type { Platform } from "../../platform.ts";
 import { toConversation, toMessage } from "../inbox/view.ts";
 import { subscribeShared } from "./hub.ts";
 import { sseResponse, type SseSink } from "./sse.ts";
+import { OpenStreams } from "./caps.ts";
 
 /** Longer than any transaction plus bus delivery, so a late-committed change is replayed. */
 export const REPLAY_LOOKBACK_MS = 60_000;
@@ -29,6 +30,10 @@ export const REPLAY_MAX_CONVERSATIONS = 500;
 export const REPLAY_MAX_MESSAGES = 2000;
 /** A cursor is a millisecond timestamp: 13 digits until the year 2286. */
 const MAX_CURSOR_LENGTH = 16;
+
+/** An operator has the cabinet open in a few tabs and devices; more is a leak or abuse. */
+export const MAX_INBOX_STREAMS_PER_USER = 20;
+const INBOX_STREAMS = new OpenStreams(MAX_INBOX_STREAMS_PER_USER, "user");
 
 export const InboxStreamQuery = t.Object({
   since: t.Optional(SafeInt({ minimum: 0, description: "Resume cursor (an event id); Last-Event-ID wins" })),
@@ -45,10 +50,12 @@ export function openInboxStream(
   platform: Platform, ownerId: string, since: number | undefined, lastEventId: string | null, signal: AbortSignal,
 ): Response {
   const resumeFrom = parseTimeCursor(lastEventId) ?? since;
+  const release = INBOX_STREAMS.reserve(ownerId);
   return sseResponse({
     signals: [signal, platform.stopping],
     start: (sink) => followInbox(platform, ownerId, resumeFrom, sink),
     onError: (err) => platform.logger.warn({ err, owner_id: ownerId }, "inbox stream failed"),
+    onClose: release,
   });
 }
 

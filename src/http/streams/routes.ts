@@ -68,7 +68,7 @@ export const streamRoutes = (platform: Platform) =>
             "(conversation_created, message_created, conversation_updated, message_updated, message_deleted; data = " +
             "{kind, owner_id, bot_id, conversation, message?}), `typing`, plus `ready` and `reset` (reload: the gap was too large). " +
             "Every event id is a resume cursor (database time in ms); replayed events may repeat ones already seen.",
-          responses: eventStream("An event stream of inbox changes", [400, 401]),
+          responses: eventStream("An event stream of inbox changes", [400, 401, 429]),
         },
       },
     );

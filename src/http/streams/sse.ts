@@ -29,6 +29,8 @@ export interface SseOptions {
   /** Starts the stream's work once the response is open; returns its cleanup. */
   start(sink: SseSink): Promise<() => void>;
   onError(err: unknown): void;
+  /** Runs exactly once when the stream ends, however it ends (frees a per-user slot). */
+  onClose?(): void;
 }
 
 const encoder = new TextEncoder();
@@ -69,6 +71,7 @@ export function sseResponse(options: SseOptions): Response {
     for (const signal of options.signals) signal.removeEventListener("abort", onAbort);
     cleanup?.();
     cleanup = undefined;
+    options.onClose?.();
     if (closeController) {
       try {
         controller.close();

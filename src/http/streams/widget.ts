@@ -21,10 +21,14 @@ import { toMessage } from "../inbox/view.ts";
 import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
 import { limitPublic, PUBLIC_HISTORY_CHANNELS, selectBot } from "../messages/service.ts";
 import { sseResponse, type SseSink } from "./sse.ts";
+import { OpenStreams } from "./caps.ts";
 import { subscribeShared } from "./hub.ts";
 
 /** Messages read per query while catching up; a long gap is sent in several pages. */
 export const CATCH_UP_PAGE = 200;
+/** One visitor has a tab or a few open; more from one address is someone holding sockets. */
+export const MAX_WIDGET_STREAMS_PER_CLIENT = 50;
+const WIDGET_STREAMS = new OpenStreams(MAX_WIDGET_STREAMS_PER_CLIENT, "client address");
 /** Longest Last-Event-ID we parse: a bigint's digits. */
 const MAX_CURSOR_LENGTH = 20;
 
@@ -59,10 +63,13 @@ export async function openWidgetStream(platform: Platform, query: WidgetStreamQu
   limitPublic(platform, req.ip, bot.id);
   await checkWidgetOrigin(platform, bot.id, req.origin);
   const resumeFrom = parseMessageCursor(req.lastEventId) ?? query.since;
+  // Like the other per-client limits, off with RATE_LIMITS=off (tests share one "client").
+  const release = platform.config.rateLimits ? WIDGET_STREAMS.reserve(req.ip) : undefined;
   return sseResponse({
     signals: [req.signal, platform.stopping],
     start: (sink) => followChat(platform, bot, query, resumeFrom, sink),
     onError: (err) => platform.logger.warn({ err, bot_id: bot.id }, "widget stream failed"),
+    onClose: release,
   });
 }
 

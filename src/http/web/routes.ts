@@ -6,6 +6,7 @@ import type { Config } from "../../config.ts";
 import type { Platform } from "../../platform.ts";
 import { unavailable } from "../../errors.ts";
 import { feature } from "../feature.ts";
+import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
 import { bundleScript, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
 
 /** Sites cache the widget briefly so a fix reaches them within minutes; ETags make rechecks cheap. */
@@ -48,7 +49,11 @@ export const webRoutes = (platform: Platform) => {
       response.headers.set("cross-origin-resource-policy", "cross-origin");
       return response;
     }, HIDDEN)
-    .get("/", async ({ request }) => serveAsset(request, await page().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
+    .get("/", async ({ request }) => {
+      const response = serveAsset(request, await page().catch(fail("the cabinet")), CABINET_CACHE);
+      for (const [name, value] of Object.entries(pageHeaders(CABINET_CSP))) response.headers.set(name, value);
+      return response;
+    }, HIDDEN)
     // At the root, so the worker's default scope is the whole cabinet (no Service-Worker-Allowed).
     .get("/sw.js", async ({ request }) => serveAsset(request, await serviceWorker().catch(fail("sw.js")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.js", async ({ request }) => serveAsset(request, await cabinetJs().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
