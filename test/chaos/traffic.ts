@@ -88,6 +88,8 @@ export interface LoadOptions {
   requestTimeoutMs?: number;
   /** Senders give up here; whatever was not acknowledged by then is reported, not hidden. */
   deadlineMs: number;
+  /** Sent as `channel`; "web" makes the chat's history readable through GET /api/messages. */
+  channel?: string;
   /** Stops retrying early when waiting is pointless (the only web process crashed). */
   giveUpIf?: () => boolean;
 }
@@ -153,6 +155,7 @@ export class Load {
       chat_id: `chaos-${this.run}-${chat}`,
       text: `chat ${chat} seq ${seq}`,
       metadata: { client_message_id: key },
+      ...(this.options.channel ? { channel: this.options.channel } : {}),
     };
     try {
       const res = await call(url, "POST", "/api/messages", body, undefined, this.options.requestTimeoutMs ?? 5000);
