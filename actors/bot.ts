@@ -7,16 +7,14 @@
 // once, so a parked poll never blocks the bot's other messages.
 import { randomUUID } from "node:crypto";
 import type { EventBus, Unsubscribe } from "../src/bus/bus.ts";
-import { conflict, rateLimited } from "../src/errors.ts";
+import { conflict, rateLimited } from "../src/core/errors.ts";
 import type { LogUpdate, UpdateLog } from "../src/updates/log.ts";
+import { pollSubject, wakeSubject } from "../src/core/subjects.ts";
 
 /** Wake-ups arriving within this window are served by one read (the reference server batches 1 ms). */
 export const WAKE_BATCH_MS = 1;
 
-export const wakeSubject = (botId: string) => `updates.${botId}`;
-export const pollSubject = (botId: string) => `polls.${botId}`;
-
-export const TERMINATED_BY_OTHER_POLL = "terminated by other get-updates request";
+const TERMINATED_BY_OTHER_POLL = "terminated by other get-updates request";
 
 export interface PollRequest {
   offset: number;
@@ -117,7 +115,7 @@ export class BotActor {
     const parked = this.parked;
     if (!parked) return;
     this.clearParked();
-    parked.reject(conflict("can't use get-updates while a webhook is active; use delete-webhook first"));
+    parked.reject(conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active"));
   }
 
   onStop(): void {
@@ -161,7 +159,7 @@ export class BotActor {
     const parked = this.parked;
     if (!parked) return;
     this.clearParked();
-    parked.reject(conflict(TERMINATED_BY_OTHER_POLL));
+    parked.reject(conflict(TERMINATED_BY_OTHER_POLL, "poll_superseded"));
   }
 
   private finish(id: string, updates: LogUpdate[]): void {

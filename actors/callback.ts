@@ -7,9 +7,9 @@ import { LeasedPump } from "./delivery.ts";
 import type { DeliveryDeps } from "./webhook.ts";
 import { findConversationById } from "../src/db/conversations.ts";
 import { findMessagesByIds } from "../src/db/messages.ts";
-import { toMessage } from "../src/http/inbox/view.ts";
+import { toMessage } from "../src/db/view.ts";
 import { UPDATE_RETENTION_MS } from "../src/updates/log.ts";
-import { abandonCallback, finishCallback, listPendingCallbacks, retryCallbackLater, type PendingCallback } from "../src/webhooks/db.ts";
+import { abandonCallback, finishCallback, listPendingCallbacks, retryCallbackLater, type PendingCallback } from "../src/db/webhooks.ts";
 import { backoffMs, postJson, type Outcome } from "../src/webhooks/http.ts";
 import type { LeaseKeeper } from "../src/webhooks/lease.ts";
 

@@ -12,11 +12,10 @@ import {
 import { findMessageByClientId, findMessagesByIds, insertMessage, type DbMessage } from "../src/db/messages.ts";
 import { nextBotNumbers } from "../src/db/counters.ts";
 import { insertOutbox } from "../src/db/outbox.ts";
-import { noEffects, type Effects, type EventKind } from "../src/effects.ts";
-import { toConversation, toMessage } from "../src/http/inbox/view.ts";
-import { runtimeMessage } from "../src/runtime/update.ts";
-import { enqueueCallback } from "../src/webhooks/db.ts";
-import { CALLBACK_CHANNELS } from "../src/http/channels/model.ts";
+import { noEffects, type ConversationEventKind, type Effects } from "../src/core/events.ts";
+import { runtimeMessage, toConversation, toMessage } from "../src/db/view.ts";
+import { enqueueCallback } from "../src/db/webhooks.ts";
+import { CALLBACK_CHANNELS } from "../src/core/records.ts";
 
 export interface IncomingInput {
   bot: DbBot;
@@ -174,7 +173,7 @@ function messageEffects(
   change: { created: boolean; statusChanged: boolean },
 ): Effects {
   const view = toConversation(conversation, contact, message);
-  const event = (kind: EventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation) });
+  const event = (kind: ConversationEventKind) => ({ kind, owner_id: bot.owner_id, bot_id: bot.id, conversation: view, message: toMessage(message, conversation) });
   const effects = noEffects();
   if (change.created) effects.events.push(event("conversation_created"));
   effects.events.push(event("message_created"));

@@ -3,7 +3,7 @@
 // burst of messages arrives in order and never floods a push service in parallel.
 import type { Db } from "../src/db/driver.ts";
 import { listPushSubscriptions, recordPushFailure, recordPushSuccess, removePushSubscription } from "../src/db/push.ts";
-import type { PlatformEvent } from "../src/effects.ts";
+import type { PlatformEvent } from "../src/core/events.ts";
 import type { Logger } from "../src/logger.ts";
 import { sendPush, type PushOutcome, type PushPayload } from "../src/push/send.ts";
 import type { VapidKeys } from "../src/push/vapid.ts";

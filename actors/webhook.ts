@@ -12,7 +12,9 @@ import { LeasedPump } from "./delivery.ts";
 import type { Db } from "../src/db/driver.ts";
 import type { Logger } from "../src/logger.ts";
 import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../src/updates/log.ts";
-import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../src/webhooks/db.ts";
+import { UPDATE_KINDS } from "../src/core/updates.ts";
+import { MAX_BODY_BYTES } from "../src/core/limits.ts";
+import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../src/db/webhooks.ts";
 import { backoffMs, postJson, type BackoffOptions, type Outcome, type ResponseBody } from "../src/webhooks/http.ts";
 import type { LeaseKeeper } from "../src/webhooks/lease.ts";
 import { DeliveryProgress } from "../src/webhooks/progress.ts";
@@ -26,7 +28,7 @@ export const MAX_BUFFERED_UPDATES = 1000;
 
 export const SECRET_HEADERS = ["X-Bot-Api-Secret-Token", "X-Telegram-Bot-Api-Secret-Token"] as const;
 /** Why: a webhook reply is a request to the facade, held to the facade's 64 KiB body limit. */
-export const MAX_WEBHOOK_REPLY_BYTES = 64 * 1024;
+export const MAX_WEBHOOK_REPLY_BYTES = MAX_BODY_BYTES;
 
 /** "telegram" webhooks (set through the facade): Telegram's shapes, and Telegram's webhook reply. */
 export interface TelegramDelivery {
@@ -61,7 +63,7 @@ type Webhook = DbWebhook & { url: string };
 
 /** The chat an Update belongs to; order is kept per chat. */
 export function chatOf(payload: Record<string, unknown>): string {
-  for (const kind of ["message", "edited_message", "operator_message"]) {
+  for (const kind of UPDATE_KINDS) {
     const chat = (payload[kind] as { chat?: { id?: unknown } } | undefined)?.chat;
     if (chat?.id !== undefined) return String(chat.id);
   }

@@ -5,7 +5,8 @@
 import type { Db } from "./db/driver.ts";
 import { deleteOutboxUpTo, listBotOutboxUpTo } from "./db/outbox.ts";
 import type { EventBus } from "./bus/bus.ts";
-import { eventSubject, type Effects, type PendingUpdate } from "./effects.ts";
+import type { Effects, PendingUpdate } from "./core/events.ts";
+import { eventSubject } from "./core/subjects.ts";
 import type { Logger } from "./logger.ts";
 
 export interface UpdateSink {

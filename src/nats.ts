@@ -1,5 +1,5 @@
 import { connect, Events, type NatsConnection } from "nats";
-import { AppError, OUTAGE_RETRY_AFTER_SECONDS } from "./errors.ts";
+import { AppError, OUTAGE_RETRY_AFTER_SECONDS } from "./core/errors.ts";
 
 /** A NATS_URL that does not answer must fail start-up, not hang it. */
 const CONNECT_TIMEOUT_MS = 5000;

@@ -1,7 +1,7 @@
 // Fixed-window request counters, in memory per process: cheap, and enough to blunt abuse
 // of public endpoints and password guessing. With several web processes each counts on
 // its own, so the effective limit is per process (documented in the README).
-import { rateLimited } from "./errors.ts";
+import { rateLimited } from "./core/errors.ts";
 
 /** Windows of keys not seen for this long are forgotten, so memory follows active clients. */
 const SWEEP_EVERY_MS = 60_000;

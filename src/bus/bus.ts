@@ -12,7 +12,7 @@
 //   the publisher nor other handlers; its error goes to onError.
 // - After an Unsubscribe returns, its handler is not called again.
 // - Data is JSON: subscribers get their own decoded copy, never the publisher's object.
-import { AppError } from "../errors.ts";
+import { AppError } from "../core/errors.ts";
 
 export type Unsubscribe = () => void;
 

@@ -1,7 +1,7 @@
 // The production bus: NATS core subjects on the process's shared connection. Core NATS is at
 // most once, which is what the bus promises; what must survive goes through JetStream.
 import type { NatsConnection, Subscription } from "nats";
-import { AppError } from "../errors.ts";
+import { AppError } from "../core/errors.ts";
 import {
   type BusOptions,
   busClosed,

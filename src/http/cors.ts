@@ -4,7 +4,7 @@
 // checkWidgetOrigin). The answer always names the caller's origin so that even a 403 or
 // 429 is readable by the widget instead of surfacing as an opaque network error.
 import { findChannel } from "../db/channels.ts";
-import { forbidden } from "../errors.ts";
+import { forbidden } from "../core/errors.ts";
 import type { Platform } from "../platform.ts";
 import { feature } from "./feature.ts";
 

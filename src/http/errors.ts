@@ -1,6 +1,6 @@
 import { feature } from "./feature.ts";
 import { Elysia, ValidationError } from "elysia";
-import { AppError, asBadInput, asOutage, ERROR_STATUS } from "../errors.ts";
+import { AppError, asBadInput, asOutage, ERROR_STATUS } from "../core/errors.ts";
 import type { Logger } from "../logger.ts";
 import { fromAppError, telegramErrorResponse } from "./telegram/errors.ts";
 

@@ -2,16 +2,17 @@
 // nesting are checked on the raw bytes, per-client limits are counted (so a request that
 // then fails validation still costs its sender), and text PostgreSQL cannot store is
 // refused with a 400 naming the field instead of failing deep inside a query as a 500.
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../core/errors.ts";
 import type { Platform } from "../platform.ts";
 import { LOGIN_WINDOW_MS, MINUTE_MS } from "../ratelimit.ts";
 import { clientIp } from "./client.ts";
 import { PUBLIC_CORS_PATHS } from "./cors.ts";
 import { feature } from "./feature.ts";
 import { jsonTooDeep, rejectUnstorable, tooDeepMessage } from "./input.ts";
+import { MAX_BODY_BYTES } from "../core/limits.ts";
 
 /** DESIGN §7: bodies above 64 KiB are refused with 413 before they are read. */
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES };
 
 const tooLarge = () => new AppError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
 

@@ -2,7 +2,7 @@
 // nested thousands deep makes validation and its error message cost seconds, and text
 // PostgreSQL cannot store (U+0000, unpaired surrogates) would otherwise surface as a 500.
 import { t } from "elysia";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../core/errors.ts";
 
 /** No request shape nests deeper than ~6 levels (metadata, inline keyboards); 32 leaves room and keeps validation linear. */
 export const MAX_JSON_DEPTH = 32;

@@ -4,9 +4,10 @@
 // acking). Embedded: a subscription on the in-process bus.
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages } from "nats";
 import { PushActor, type PushDeps } from "../../actors/push.ts";
-import type { PlatformEvent } from "../effects.ts";
+import type { PlatformEvent } from "../core/events.ts";
 import type { Platform } from "../platform.ts";
 import { loadVapidKeys } from "./vapid.ts";
+import { MESSAGE_CREATED_SUBJECTS } from "../core/subjects.ts";
 
 export const EVENTS_STREAM = "EVENTS";
 /** A notification about a message older than this is noise, not news. */
@@ -19,7 +20,6 @@ export const PUSH_MAX_DELIVER = 5;
 /** Events a process holds at once; bounds memory and parallel pushes. */
 export const PUSH_IN_FLIGHT = 64;
 
-const INCOMING_SUBJECT = "events.*.message_created";
 
 export interface PushWorker {
   stop(): Promise<void>;
@@ -47,7 +47,7 @@ export async function startPushWorker(platform: Platform, options: PushWorkerOpt
   };
 
   if (!platform.nats) {
-    const unsubscribe = platform.bus.subscribe(INCOMING_SUBJECT, (data) => {
+    const unsubscribe = platform.bus.subscribe(MESSAGE_CREATED_SUBJECTS, (data) => {
       handle(data as PlatformEvent).catch((err) => logger.warn({ err }, "push failed"));
     });
     return { stop: async () => unsubscribe() };
@@ -57,7 +57,7 @@ export async function startPushWorker(platform: Platform, options: PushWorkerOpt
   const stream = {
     name: EVENTS_STREAM,
     // Only what the push worker reads: other events (inbox updates, typing) are not stored.
-    subjects: [INCOMING_SUBJECT],
+    subjects: [MESSAGE_CREATED_SUBJECTS],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     max_age: EVENTS_MAX_AGE_MS * 1_000_000,
@@ -66,7 +66,7 @@ export async function startPushWorker(platform: Platform, options: PushWorkerOpt
   await jsm.consumers
     .add(EVENTS_STREAM, {
       durable_name: consumerName,
-      filter_subject: INCOMING_SUBJECT,
+      filter_subject: MESSAGE_CREATED_SUBJECTS,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.New,
       ack_wait: PUSH_ACK_WAIT_MS * 1_000_000,

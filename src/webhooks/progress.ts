@@ -14,7 +14,7 @@
 import type { Db } from "../db/driver.ts";
 import type { Logger } from "../logger.ts";
 import type { LogUpdate, UpdateLog } from "../updates/log.ts";
-import { findDeliveredRange, listDelivered, recordDelivered } from "./db.ts";
+import { findDeliveredRange, listDelivered, recordDelivered } from "../db/webhooks.ts";
 
 /** Why: a failed write only risks repeats after a takeover; trying again soon keeps pending_update_count honest. */
 export const PROGRESS_RETRY_MS = 1000;

@@ -3,7 +3,7 @@
 // the cabinet, not for correctness: a crash may lose the last batch, never a delivery.
 import type { Db } from "../db/driver.ts";
 import type { Logger } from "../logger.ts";
-import { insertAttempts, pruneAttempts, type NewAttempt } from "./db.ts";
+import { insertAttempts, pruneAttempts, type NewAttempt } from "../db/webhooks.ts";
 
 /** Why: a person opening the cabinet sees an attempt within a fraction of a second. */
 export const ATTEMPT_FLUSH_MS = 200;

@@ -1,24 +1,23 @@
 // set-webhook, get-webhook-info, delete-webhook and the delivery log, as functions of a bot,
 // so the native routes and the Telegram facade share one implementation.
-import { pollSubject } from "../../actors/bot.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { Db, Queryable } from "../db/driver.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../core/errors.ts";
+import { UPDATE_KINDS, type UpdateKind } from "../core/updates.ts";
 import { botActor } from "../http/runtime/service.ts";
 import type { Platform } from "../platform.ts";
 import {
   clearWebhook, findWebhook, listAttempts, listCallbackDeliveries, upsertWebhook, type DbAttempt, type DbCallbackDelivery,
-  type UpdateKind, type WebhookFormat,
-} from "./db.ts";
+  type WebhookFormat,
+} from "../db/webhooks.ts";
 import { checkTarget, UrlRefused, type Resolver } from "./ssrf.ts";
-import { webhookChangedSubject, type WebhookChanged } from "./subjects.ts";
+import { pollSubject, webhookChangedSubject, type WebhookChanged } from "../core/subjects.ts";
 
 /** Telegram's default and ceiling for parallel webhook connections. */
 export const DEFAULT_MAX_CONNECTIONS = 40;
 export const MAX_MAX_CONNECTIONS = 100;
 /** Telegram's secret_token rules: 1..256 of A-Z a-z 0-9 _ -. */
 export const SECRET_TOKEN_PATTERN = "^[A-Za-z0-9_-]{1,256}$";
-export const UPDATE_KINDS = ["message", "edited_message", "operator_message"] as const;
 
 export interface SetWebhookInput {
   url: string;

@@ -4,7 +4,7 @@
 // bot through the facade's own dispatcher, as if the bot had called it over HTTP.
 import type { TelegramDelivery } from "../../actors/webhook.ts";
 import { findBotById } from "../db/bots.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../core/errors.ts";
 import { fromAppError, TelegramError } from "../http/telegram/errors.ts";
 import { readParams } from "../http/telegram/params.ts";
 import { callMethod, toTelegramUpdates } from "../http/telegram/service.ts";

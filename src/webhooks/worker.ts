@@ -12,19 +12,19 @@ import { CallbackActor } from "../../actors/callback.ts";
 import { ActorSystem, type ActorRef } from "../../actors/runtime.ts";
 import { WebhookActor, type DeliveryDeps } from "../../actors/webhook.ts";
 import type { Unsubscribe } from "../bus/bus.ts";
-import type { PlatformEvent } from "../effects.ts";
-import { CALLBACK_CHANNELS } from "../http/channels/model.ts";
+import type { PlatformEvent } from "../core/events.ts";
+import { CALLBACK_CHANNELS } from "../core/records.ts";
 import type { Leases } from "../leases/leases.ts";
 import type { Platform } from "../platform.ts";
 import {
   enqueueCallback, enqueueMissedCallbacks, listBotsWithPendingCallbacks, listWebhookBotIds,
-} from "./db.ts";
+} from "../db/webhooks.ts";
 import { REQUEST_TIMEOUT_MS, type BackoffOptions } from "./http.ts";
 import { LeaseKeeper } from "./lease.ts";
 import { AttemptRecorder } from "./recorder.ts";
 import { telegramDelivery } from "./telegram.ts";
 import type { Resolver } from "./ssrf.ts";
-import type { WebhookChanged } from "./subjects.ts";
+import { ALL_WAKE_SUBJECTS, ALL_WEBHOOK_SUBJECTS, botOfSubject, MESSAGE_CREATED_SUBJECTS, type WebhookChanged } from "../core/subjects.ts";
 
 /** Why: how soon a lost wake-up, a new bot or a dead worker's bot is picked up; each scan costs a few queries and a lease attempt per unowned bot. */
 export const SCAN_INTERVAL_MS = 5000;
@@ -33,7 +33,7 @@ export const CALLBACK_CATCH_UP_MS = 3600 * 1000;
 /** Why: lease attempts in flight at once during a scan, so thousands of bots do not open thousands of requests. */
 const ACQUIRE_CONCURRENCY = 20;
 
-export { webhookChangedSubject, type WebhookChanged } from "./subjects.ts";
+export { webhookChangedSubject, type WebhookChanged } from "../core/subjects.ts";
 
 type Kind = "webhook" | "callback";
 type DeliveringActor = WebhookActor | CallbackActor;
@@ -102,11 +102,10 @@ export class WebhookWorker {
 
   async start(): Promise<this> {
     const { bus } = this.platform;
-    const botOf = (subject: string) => subject.split(".")[1]!;
     this.subscriptions.push(
-      bus.subscribe("updates.*", (_data, subject) => this.onAppended(botOf(subject))),
-      bus.subscribe("webhooks.*", (data, subject) => this.onWebhookChanged(botOf(subject), data as WebhookChanged)),
-      bus.subscribe("events.*.message_created", (data) => this.onMessageCreated(data as PlatformEvent)),
+      bus.subscribe(ALL_WAKE_SUBJECTS, (_data, subject) => this.onAppended(botOfSubject(subject))),
+      bus.subscribe(ALL_WEBHOOK_SUBJECTS, (data, subject) => this.onWebhookChanged(botOfSubject(subject), data as WebhookChanged)),
+      bus.subscribe(MESSAGE_CREATED_SUBJECTS, (data) => this.onMessageCreated(data as PlatformEvent)),
     );
     await bus.flush();
     await this.scan();

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { type BusOptions, type EventBus, MAX_EVENT_BYTES } from "../../src/bus/bus.ts";
 import { memoryBus } from "../../src/bus/memory.ts";
 import { natsBus } from "../../src/bus/nats.ts";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/core/errors.ts";
 import { connectNats, type NatsConnection } from "../../src/nats.ts";
 
 /** Generous: a loaded CI machine, never a timing assertion. */

@@ -2,7 +2,7 @@
 // Deep bodies against the real server (the event loop must stay free), text PostgreSQL
 // cannot store and integers beyond 64 bits over the endpoints that used to answer 500.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { asBadInput } from "../../src/errors.ts";
+import { asBadInput } from "../../src/core/errors.ts";
 import { findUnstorableText, jsonTooDeep, MAX_JSON_DEPTH } from "../../src/http/input.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";

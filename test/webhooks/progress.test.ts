@@ -2,7 +2,7 @@
 // holder delivered past the confirmed prefix is what the next one skips, the rows go once a
 // confirm passes them, and a crash writes nothing more.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { findDeliveredRange } from "../../src/webhooks/db.ts";
+import { findDeliveredRange } from "../../src/db/webhooks.ts";
 import { DeliveryProgress, PROGRESS_DELAY_MS } from "../../src/webhooks/progress.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestUser } from "../support/harness.ts";
 import { until } from "./support.ts";

@@ -1,7 +1,7 @@
 import { feature } from "../feature.ts";
 import { jwt } from "@elysiajs/jwt";
 import { Elysia } from "elysia";
-import { unauthorized } from "../../errors.ts";
+import { unauthorized } from "../../core/errors.ts";
 import { findUserById } from "../../db/users.ts";
 import type { Platform } from "../../platform.ts";
 import { toUser } from "./service.ts";

@@ -1,4 +1,4 @@
-import { conflict, unauthorized } from "../../errors.ts";
+import { conflict, unauthorized } from "../../core/errors.ts";
 import type { Queryable } from "../../db/driver.ts";
 import { findUserByEmail, insertUser, type DbUser } from "../../db/users.ts";
 import type { User } from "./model.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, notFound } from "../../core/errors.ts";
 import type { Config } from "../../config.ts";
 import type { Db, Queryable } from "../../db/driver.ts";
 import {

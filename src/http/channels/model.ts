@@ -2,11 +2,9 @@ import { t } from "elysia";
 import { HttpUrl } from "../bots/model.ts";
 import { oneOf } from "../feature.ts";
 
-export const CHANNEL_TYPES = ["web", "website", "widget", "sitecms", "crm", "email", "mobile_app", "custom_api"] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+import { CHANNEL_TYPES, type ChannelType } from "../../core/records.ts";
 
-/** Channels whose outgoing messages are POSTed to a callback_url (DESIGN §5). */
-export const CALLBACK_CHANNELS: readonly ChannelType[] = ["custom_api", "crm", "mobile_app", "email"];
+export { CALLBACK_CHANNELS, CHANNEL_TYPES, type ChannelType } from "../../core/records.ts";
 
 /** Widget texts are shown in a small panel; longer ones would break its layout. */
 export const MAX_WIDGET_TEXT_LENGTH = 200;

@@ -1,6 +1,6 @@
 import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "elysia";
-import { badRequest } from "../../errors.ts";
+import { badRequest } from "../../core/errors.ts";
 import type { Config } from "../../config.ts";
 import { checkWebhookUrl } from "../../webhooks/service.ts";
 import type { Queryable } from "../../db/driver.ts";

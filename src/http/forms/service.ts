@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { findBotByIntegrationKey } from "../../db/bots.ts";
-import { notFound } from "../../errors.ts";
+import { notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
-import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
+import { MAX_TEXT_LENGTH } from "../../core/limits.ts";
 import type { AcceptedMessage } from "../messages/model.ts";
 import { conversationActor, limitPublic, requireActiveChannel, toAccepted } from "../messages/service.ts";
 import type { FormSubmission } from "./model.ts";

@@ -2,7 +2,10 @@ import { t } from "elysia";
 import { SafeInt } from "../input.ts";
 import { oneOf } from "../feature.ts";
 
-export const STATUSES = ["new", "open", "waiting", "closed"] as const;
+import { MAX_NOTE_LENGTH, MAX_TEXT_LENGTH } from "../../core/limits.ts";
+import { STATUSES, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
+
+export { STATUSES };
 export const Status = oneOf(STATUSES, { description: "Conversation status" });
 
 /** Inbox pages: 100 by default (spec), 500 at most so one page stays one fast query. */
@@ -10,10 +13,7 @@ export const INBOX_DEFAULT_LIMIT = 100;
 export const INBOX_MAX_LIMIT = 500;
 /** Messages shown in a conversation's detail before paging with `before`. */
 export const DETAIL_MESSAGE_LIMIT = 200;
-/** A message body, as Telegram's 4096-character limit. */
-export const MAX_TEXT_LENGTH = 4096;
-/** Operator notes are free text but bounded to keep the inbox row small. */
-export const MAX_NOTE_LENGTH = 10_000;
+export { MAX_NOTE_LENGTH, MAX_TEXT_LENGTH };
 /** Search terms shorter than this match nearly everything; longer ones are pointless. */
 export const MAX_QUERY_LENGTH = 200;
 
@@ -79,6 +79,10 @@ export const Conversation = t.Object(
   { title: "Conversation" },
 );
 export type Conversation = typeof Conversation.static;
+
+// The schemas and core's plain records must not drift apart: the domain speaks the records.
+const sameShapes: [Same<Contact, ContactRecord>, Same<Message, MessageRecord>, Same<Conversation, ConversationRecord>] = [true, true, true];
+void sameShapes;
 
 export const ConversationDetail = t.Composite(
   [Conversation, t.Object({ messages: t.Array(Message), contacts: t.Array(Contact) })],

@@ -1,15 +1,15 @@
 import { contactsOfConversation, findContactsByIds } from "../../db/contacts.ts";
 import { findConversationOfOwner, listInbox, type DbConversation } from "../../db/conversations.ts";
 import { findMessagesByIds, listConversationMessages } from "../../db/messages.ts";
-import { notFound } from "../../errors.ts";
-import { findCallbackStates } from "../../webhooks/db.ts";
+import { notFound } from "../../core/errors.ts";
+import { findCallbackStates } from "../../db/webhooks.ts";
 import type { Platform } from "../../platform.ts";
 import { conversationActor } from "../messages/service.ts";
 import {
   DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT,
   type Conversation, type ConversationDetail, type ConversationMetaPatch, type InboxQuery, type Message,
 } from "./model.ts";
-import { toContact, toConversation, toMessage } from "./view.ts";
+import { toContact, toConversation, toMessage } from "../../db/view.ts";
 
 /** `%` and `_` typed by the operator are searched for literally. */
 export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

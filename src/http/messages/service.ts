@@ -5,13 +5,13 @@ import { findChannel } from "../../db/channels.ts";
 import type { ContactFields } from "../../db/contacts.ts";
 import { findConversationByChat } from "../../db/conversations.ts";
 import { listConversationMessages } from "../../db/messages.ts";
-import { badRequest, forbidden, notFound } from "../../errors.ts";
+import { badRequest, forbidden, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { MINUTE_MS } from "../../ratelimit.ts";
 import type { ChannelType } from "../channels/model.ts";
 import { checkWidgetOrigin } from "../cors.ts";
 import type { Message } from "../inbox/model.ts";
-import { toMessage } from "../inbox/view.ts";
+import { toMessage } from "../../db/view.ts";
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type AcceptedMessage, type HistoryQuery, type IncomingMessageRequest } from "./model.ts";
 
 /** Timestamps above this are milliseconds (10^12 ms is 2001; 10^12 s is year 33658). */

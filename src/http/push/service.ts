@@ -1,5 +1,5 @@
 import { deletePushSubscription, listPushSubscriptions, upsertPushSubscription, type DbPushSubscription } from "../../db/push.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { badRequest, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { loadVapidKeys } from "../../push/vapid.ts";
 import { checkTarget, UrlRefused } from "../../webhooks/ssrf.ts";

@@ -1,5 +1,5 @@
 import { findBotByTokenHash, type DbBot } from "../../db/bots.ts";
-import { forbidden, unauthorized } from "../../errors.ts";
+import { forbidden, unauthorized } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { hashToken } from "../../secrets.ts";
 import { bearerToken } from "../auth/plugin.ts";

@@ -3,11 +3,12 @@ import type { DbBot } from "../../db/bots.ts";
 import { getCommands, setCommands, type BotCommand } from "../../db/commands.ts";
 import { findConversationByChat, findConversationById } from "../../db/conversations.ts";
 import { findMessageByBotMessageId, markMessageDeleted, updateMessageText } from "../../db/messages.ts";
-import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
+import { badRequest, conflict, forbidden, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
-import { runtimeMessage, type RuntimeMessage, type RuntimeSender } from "../../runtime/update.ts";
+import type { RuntimeMessage, RuntimeSender } from "../../core/updates.ts";
+import { runtimeMessage } from "../../db/view.ts";
 import type { LogUpdate } from "../../updates/log.ts";
-import { toConversation, toMessage } from "../inbox/view.ts";
+import { toConversation, toMessage } from "../../db/view.ts";
 import { conversationActor } from "../messages/service.ts";
 import {
   MAX_REPLY_MARKUP_BYTES, POLL_DEFAULT_TIMEOUT_SECONDS, POLL_MAX_TIMEOUT_SECONDS, UPDATES_DEFAULT_LIMIT, UPDATES_MAX_LIMIT,
@@ -33,7 +34,7 @@ export interface PollOptions {
 
 /** Telegram's getUpdates: confirm below offset, clamp limit and timeout, park until an update. */
 export async function getUpdates(platform: Platform, bot: DbBot, query: GetUpdatesQuery, options: PollOptions = {}): Promise<LogUpdate[]> {
-  if (bot.webhook_url) throw conflict("can't use get-updates while a webhook is active; use delete-webhook first");
+  if (bot.webhook_url) throw conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active");
   const limit = clamp(query.limit ?? UPDATES_DEFAULT_LIMIT, 1, UPDATES_MAX_LIMIT);
   const timeout = clamp(query.timeout ?? options.defaultTimeoutSeconds ?? POLL_DEFAULT_TIMEOUT_SECONDS, 0, POLL_MAX_TIMEOUT_SECONDS);
   const { wait } = await botActor(platform, bot.id).ask((actor) =>
@@ -74,7 +75,7 @@ export async function editMessageText(platform: Platform, bot: DbBot, body: Edit
   const replyMarkup = checkReplyMarkup(body.reply_markup);
   const { message, conversation } = await ownRuntimeMessage(platform, bot, body.message_id);
   if (message.text === body.text && (replyMarkup === null || JSON.stringify(replyMarkup) === JSON.stringify(message.reply_markup))) {
-    throw badRequest("message is not modified: the new text is the same as the current one");
+    throw badRequest("message is not modified: the new text is the same as the current one", "not_modified");
   }
   const edited = await conversationActor(platform, bot.id, conversation.chat_id).ask(() =>
     updateMessageText(platform.db, message.id, body.text, replyMarkup),

@@ -1,6 +1,6 @@
 // Open streams hold a socket, a subscription and a heartbeat timer each; without a cap one
 // user (or one client address, for the public widget stream) could hold thousands.
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 /** A cap is lifted as soon as one of the caller's streams closes; a short wait is the honest hint. */
 const STREAM_CAP_RETRY_AFTER_SECONDS = 5;

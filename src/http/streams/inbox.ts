@@ -12,10 +12,11 @@ import { SafeInt } from "../input.ts";
 import { findContactsByIds } from "../../db/contacts.ts";
 import { findMessagesByIds, type DbMessage } from "../../db/messages.ts";
 import { conversationsChangedSince, databaseNow, messagesChangedSince } from "../../db/streams.ts";
-import { badRequest } from "../../errors.ts";
-import type { EventKind, PlatformEvent } from "../../effects.ts";
+import { badRequest } from "../../core/errors.ts";
+import type { ConversationEventKind, PlatformEvent } from "../../core/events.ts";
+import { ownerEventsSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
-import { toConversation, toMessage } from "../inbox/view.ts";
+import { toConversation, toMessage } from "../../db/view.ts";
 import { subscribeShared } from "./hub.ts";
 import { sseResponse, type SseSink } from "./sse.ts";
 import { OpenStreams } from "./caps.ts";
@@ -75,7 +76,7 @@ async function followInbox(platform: Platform, ownerId: string, resumeFrom: numb
   // Subscribe first and hold live events until the replay is out, so none falls in between.
   const unsubscribe = await subscribeShared(
     platform.bus,
-    `events.${ownerId}.>`,
+    ownerEventsSubject(ownerId),
     (data) => {
       if (live) forward(data as PlatformEvent);
       else queued.push(data as PlatformEvent);
@@ -131,7 +132,7 @@ async function replay(platform: Platform, ownerId: string, since: number, forwar
   return true;
 }
 
-function replayKind(message: DbMessage, from: Date): EventKind {
+function replayKind(message: DbMessage, from: Date): ConversationEventKind {
   if (message.deleted_at) return "message_deleted";
   return message.created_at > from ? "message_created" : "message_updated";
 }

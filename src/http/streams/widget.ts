@@ -11,13 +11,14 @@ import { SafeInt } from "../input.ts";
 import { findConversationByChat, type DbConversation } from "../../db/conversations.ts";
 import type { DbBot } from "../../db/bots.ts";
 import { messagesAfter, latestMessageId } from "../../db/streams.ts";
-import { badRequest } from "../../errors.ts";
-import type { PlatformEvent } from "../../effects.ts";
+import { badRequest } from "../../core/errors.ts";
+import type { PlatformEvent, TypingEvent } from "../../core/events.ts";
+import { ownerEventKindsSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
 import { checkWidgetOrigin } from "../cors.ts";
 import { oneOf } from "../feature.ts";
-import { toMessage } from "../inbox/view.ts";
+import { toMessage } from "../../db/view.ts";
 import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
 import { limitPublic, PUBLIC_HISTORY_CHANNELS, selectBot } from "../messages/service.ts";
 import { sseResponse, type SseSink } from "./sse.ts";
@@ -73,13 +74,6 @@ export async function openWidgetStream(platform: Platform, query: WidgetStreamQu
   });
 }
 
-/** The bot's "typing" chat action (Telegram facade's sendChatAction), published beside inbox events. */
-interface TypingEvent {
-  kind: "typing";
-  bot_id: string;
-  chat_id: string;
-  channel: string;
-}
 const isTyping = (data: unknown): data is TypingEvent => (data as { kind?: unknown })?.kind === "typing";
 
 /** Same rule as the public history: only browser chats, and only the channel asked for. */
@@ -152,7 +146,7 @@ async function followChat(
   };
 
   // Subscribe before reading, so nothing committed in between goes unnoticed.
-  const unsubscribe = await subscribeShared(platform.bus, `events.${bot.owner_id}.*`, onEvent, (subject, err) =>
+  const unsubscribe = await subscribeShared(platform.bus, ownerEventKindsSubject(bot.owner_id), onEvent, (subject, err) =>
     platform.logger.warn({ err, subject }, "widget stream event handler failed"));
   try {
     conversation = await findConversationByChat(db, bot.id, query.chat_id);

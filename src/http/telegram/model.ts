@@ -1,7 +1,7 @@
 // The Telegram Bot API's own shapes, as the facade writes them (DESIGN §11). Only the
 // fields this platform can fill; extras a Telegram client does not know are harmless
 // (every library keeps or ignores unknown fields).
-import type { MessageEntity } from "../../runtime/update.ts";
+import type { MessageEntity, UpdateKind } from "../../core/updates.ts";
 
 export interface TgUser {
   id: number;
@@ -46,8 +46,6 @@ export interface TgMessage {
 }
 
 /** The native update kinds, all passed through under their own names. */
-export const UPDATE_KINDS = ["message", "edited_message", "operator_message"] as const;
-export type UpdateKind = (typeof UPDATE_KINDS)[number];
 
 export type TgUpdate = { update_id: number } & Partial<Record<UpdateKind, TgMessage>>;
 

@@ -4,11 +4,12 @@
 import type { Params } from "./model.ts";
 import { TelegramError, tgBadRequest } from "./errors.ts";
 import { findUnstorableText, jsonTooDeep, tooDeepMessage, unstorableMessage } from "../input.ts";
+import { MAX_BODY_BYTES } from "../../core/limits.ts";
 
 const INTEGER = /^-?\d{1,16}$/;
 
 /** DESIGN §7's 64 KiB body limit, applied again to what a compressed body expands to. */
-export const MAX_DECODED_BODY_BYTES = 64 * 1024;
+export const MAX_DECODED_BODY_BYTES = MAX_BODY_BYTES;
 /** Content-Encoding values a client may compress its body with (Telegraf on Bun gzips every call). */
 const DECODERS: Record<string, CompressionFormat> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
 

@@ -1,7 +1,7 @@
 // /bot<token>/<method>: the Telegram Bot API's own address scheme (DESIGN §11), so a
 // Telegram client library only needs its API root changed. GET or POST, any method name
 // case; every answer, errors included, is in Telegram's envelope, never the native one.
-import { AppError, asBadInput, asOutage } from "../../errors.ts";
+import { AppError, asBadInput, asOutage } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { feature } from "../feature.ts";
 import { botFromToken } from "../runtime/plugin.ts";

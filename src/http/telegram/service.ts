@@ -1,19 +1,21 @@
 // The Telegram-compatible facade's methods (DESIGN §11): each reads Telegram's parameters,
 // calls the native runtime service (src/http/runtime/service.ts) with them translated,
 // and writes the answer in Telegram's shapes. Nothing here stores or decides on its own.
-import { TERMINATED_BY_OTHER_POLL } from "../../../actors/bot.ts";
 import type { DbBot } from "../../db/bots.ts";
 import { findTelegramChatByChatId, findTelegramChatByNumber, findTelegramMessageRefs, type TelegramChatRow, type TelegramMessageRef } from "../../db/telegram.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../core/errors.ts";
+import type { TypingEvent } from "../../core/events.ts";
+import { eventSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
 import type { LogUpdate } from "../../updates/log.ts";
-import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
+import { MAX_TEXT_LENGTH } from "../../core/limits.ts";
 import { POLL_MAX_TIMEOUT_SECONDS } from "../runtime/model.ts";
 import * as native from "../runtime/service.ts";
 import {
   fromAppError, tgBadRequest, tgMethodNotFound, TelegramError, TG_TERMINATED_BY_OTHER_POLL, TG_WEBHOOK_ACTIVE,
 } from "./errors.ts";
-import { CHAT_ACTIONS, UPDATE_KINDS, type Params, type TelegramResult, type TgMessage, type TgUpdate, type UpdateKind } from "./model.ts";
+import { UPDATE_KINDS, type UpdateKind } from "../../core/updates.ts";
+import { CHAT_ACTIONS, type Params, type TelegramResult, type TgMessage, type TgUpdate } from "./model.ts";
 import { optionalArray, optionalInt, optionalObject, optionalString, requireChat, requireInt, type ChatRef } from "./params.ts";
 import { botUser, chatOfRef, chatOfRow, getMeResult, nativeMessages, toTgMessage, toTgUpdates } from "./shapes.ts";
 import { deleteMyCommands, deleteWebhook, getMyCommands, getWebhookInfo, setMyCommands, setWebhook } from "./settings.ts";
@@ -86,7 +88,7 @@ async function pollNative(platform: Platform, bot: DbBot, query: { offset?: numb
     return await native.getUpdates(platform, bot, query, { defaultTimeoutSeconds: FACADE_DEFAULT_TIMEOUT_SECONDS });
   } catch (err) {
     if (err instanceof AppError && err.code === "conflict") {
-      throw new TelegramError(409, err.message === TERMINATED_BY_OTHER_POLL ? TG_TERMINATED_BY_OTHER_POLL : TG_WEBHOOK_ACTIVE);
+      throw new TelegramError(409, err.reason === "poll_superseded" ? TG_TERMINATED_BY_OTHER_POLL : TG_WEBHOOK_ACTIVE);
     }
     throw err;
   }
@@ -142,7 +144,7 @@ function nativeRefusal(err: unknown, verb: "edit" | "delete"): unknown {
   if (!(err instanceof AppError)) return err;
   if (err.code === "not_found") return tgBadRequest(`message to ${verb} not found`);
   if (err.code === "forbidden") return tgBadRequest(`message can't be ${verb === "edit" ? "edited" : "deleted"}`);
-  if (err.code === "bad_request" && err.message.startsWith("message is not modified")) {
+  if (err.reason === "not_modified") {
     return tgBadRequest(
       "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
     );
@@ -173,8 +175,8 @@ async function sendChatAction(platform: Platform, bot: DbBot, params: Params): P
   if (!action || !CHAT_ACTIONS.has(action)) throw tgBadRequest("wrong parameter action in request");
   if (action === "typing") {
     // events.<owner>.<kind> as every event; a notification only, so a failed publish is not the caller's problem.
-    const event = { kind: "typing", owner_id: bot.owner_id, bot_id: bot.id, conversation_id: chat.id, chat_id: chat.chat_id, channel: chat.channel };
-    platform.bus.publish(`events.${bot.owner_id}.typing`, event).catch((err: unknown) => platform.logger.warn({ err }, "typing event publish failed"));
+    const event: TypingEvent = { kind: "typing", owner_id: bot.owner_id, bot_id: bot.id, conversation_id: chat.id, chat_id: chat.chat_id, channel: chat.channel };
+    platform.bus.publish(eventSubject(event), event).catch((err: unknown) => platform.logger.warn({ err }, "typing event publish failed"));
   }
   return true;
 }

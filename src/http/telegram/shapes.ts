@@ -3,10 +3,10 @@
 // conversation number becomes chat.id, the contact number from.id, message_id a number.
 import type { DbBot } from "../../db/bots.ts";
 import type { TelegramChatRow, TelegramMessageRef } from "../../db/telegram.ts";
-import type { RuntimeMessage } from "../../runtime/update.ts";
+import { UPDATE_KINDS, type RuntimeMessage } from "../../core/updates.ts";
 import type { LogUpdate } from "../../updates/log.ts";
 import {
-  OPERATOR_SIGNATURE, UNNAMED_FIRST_NAME, UPDATE_KINDS, type TgBotUser, type TgChat, type TgMessage, type TgUpdate, type TgUser,
+  OPERATOR_SIGNATURE, UNNAMED_FIRST_NAME, type TgBotUser, type TgChat, type TgMessage, type TgUpdate, type TgUser,
 } from "./model.ts";
 
 export const botUser = (bot: Pick<DbBot, "number" | "name" | "username">): TgUser => ({

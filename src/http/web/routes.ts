@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../../config.ts";
 import type { Platform } from "../../platform.ts";
-import { unavailable } from "../../errors.ts";
+import { unavailable } from "../../core/errors.ts";
 import { feature } from "../feature.ts";
 import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
 import { bundleScript, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";

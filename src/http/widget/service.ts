@@ -1,6 +1,6 @@
 import { findBotByWidgetKey } from "../../db/bots.ts";
 import { findChannel } from "../../db/channels.ts";
-import { forbidden, notFound } from "../../errors.ts";
+import { forbidden, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { limitPublic } from "../messages/service.ts";
 import { allowedOrigins, requireListedOrigin } from "../cors.ts";

@@ -1,21 +1,35 @@
 // What a committed change must tell the rest of the system, carried out after commit:
 // events for live views and push, updates for the bot's backend (its outbox row is
 // already committed, so a crash before `appendUpdates` loses nothing).
-import type { Conversation, Message } from "./http/inbox/model.ts";
+import type { Conversation, Message } from "./records.ts";
 
-export type EventKind =
+/** Events about a conversation, each carrying its snapshot. */
+export type ConversationEventKind =
   | "conversation_created"
   | "message_created"
   | "conversation_updated"
   | "message_updated"
   | "message_deleted";
 
+/** Every kind published on events.<owner>.<kind>. */
+export type EventKind = ConversationEventKind | "typing";
+
 export interface PlatformEvent {
-  kind: EventKind;
+  kind: ConversationEventKind;
   owner_id: string;
   bot_id: string;
   conversation: Conversation;
   message?: Message;
+}
+
+/** The bot's "typing" chat action (the facade's sendChatAction): a notification for live views, no snapshot. */
+export interface TypingEvent {
+  kind: "typing";
+  owner_id: string;
+  bot_id: string;
+  conversation_id: string;
+  chat_id: string;
+  channel: string;
 }
 
 /** An update whose outbox row is committed; the dispatcher publishes it from there. */
@@ -35,6 +49,3 @@ export interface Effects {
 }
 
 export const noEffects = (): Effects => ({ events: [], updates: [] });
-
-/** Subject of an event on the bus: events.<owner>.<kind> (DESIGN §2). */
-export const eventSubject = (event: Pick<PlatformEvent, "owner_id" | "kind">) => `events.${event.owner_id}.${event.kind}`;

@@ -14,12 +14,22 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Finer than the code, for callers that answer cases of one code differently (the Telegram
+ * facade words them as Telegram does). Stable data to match on: messages are for people.
+ */
+export type ErrorReason =
+  | "poll_superseded" // a newer get-updates for the bot took over (409)
+  | "webhook_active" // get-updates while a webhook is set (409)
+  | "not_modified"; // an edit that changes nothing (400)
+
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     /** seconds, for rate_limited and unavailable */
     readonly retryAfter?: number,
+    readonly reason?: ErrorReason,
   ) {
     super(message);
   }
@@ -29,11 +39,11 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new AppError("bad_request", message);
+export const badRequest = (message: string, reason?: ErrorReason) => new AppError("bad_request", message, undefined, reason);
 export const unauthorized = (message = "missing or invalid token") => new AppError("unauthorized", message);
 export const forbidden = (message: string) => new AppError("forbidden", message);
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
-export const conflict = (message: string) => new AppError("conflict", message);
+export const conflict = (message: string, reason?: ErrorReason) => new AppError("conflict", message, undefined, reason);
 export const rateLimited = (retryAfter: number) =>
   new AppError("rate_limited", `too many requests, retry after ${retryAfter} s`, retryAfter);
 export const unavailable = (message: string) => new AppError("unavailable", message);

@@ -1,8 +1,8 @@
 // SQL for webhooks, channel callbacks and the delivery log (sql/004_webhooks.sql).
-import type { Queryable } from "../db/driver.ts";
-import { json } from "../db/driver.ts";
+import type { Queryable } from "./driver.ts";
+import { json } from "./driver.ts";
 
-export type UpdateKind = "message" | "edited_message" | "operator_message";
+import type { UpdateKind } from "../core/updates.ts";
 /** The shape of what a webhook is sent: native Updates, or Telegram's (set through the facade). */
 export type WebhookFormat = "native" | "telegram";
 

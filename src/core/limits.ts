@@ -1,0 +1,9 @@
+// Limits shared by more than one layer, defined once.
+
+/** DESIGN §7: a request body (and what a compressed one expands to, and a webhook reply) is at most 64 KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A message body, as Telegram's 4096-character limit. */
+export const MAX_TEXT_LENGTH = 4096;
+/** Operator notes are free text but bounded to keep the inbox row small. */
+export const MAX_NOTE_LENGTH = 10_000;

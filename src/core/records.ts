@@ -1,0 +1,59 @@
+// The API records every layer speaks (inbox, public history, events, callbacks), as plain
+// types. http/*/model.ts declares the same shapes as TypeBox schemas for validation and
+// OpenAPI, and checks at compile time that the two stay identical.
+
+export const STATUSES = ["new", "open", "waiting", "closed"] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const CHANNEL_TYPES = ["web", "website", "widget", "sitecms", "crm", "email", "mobile_app", "custom_api"] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+/** Channels whose outgoing messages are POSTed to a callback_url (DESIGN §5). */
+export const CALLBACK_CHANNELS: readonly ChannelType[] = ["custom_api", "crm", "mobile_app", "email"];
+
+export interface Contact {
+  id: string;
+  number: number;
+  external_user_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  created_at: string;
+}
+
+export interface Message {
+  id: string;
+  message_id: string;
+  conversation_id: string;
+  chat_id: string;
+  channel: string;
+  direction: "in" | "out";
+  sender: "user" | "bot" | "operator";
+  text: string;
+  reply_markup: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  edited_at: string | null;
+  delivery?: "pending" | "delivered" | "failed" | null;
+}
+
+export interface Conversation {
+  id: string;
+  bot_id: string;
+  channel: string;
+  chat_id: string;
+  number: number;
+  status: Status;
+  operator_note: string;
+  contact: Contact | null;
+  last_message: Message | null;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+  last_message_at: string;
+}
+
+/** Compile-time proof that a schema's static type and a record type are the same shape. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
