@@ -11,7 +11,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { openDb } from "../src/platform.ts";
 import { startServer } from "../src/server.ts";
-import { startWebhookWorker } from "../src/webhooks/worker.ts";
+import { startWebhookWorker } from "../src/workers/webhook.ts";
 import { percentile } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {

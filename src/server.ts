@@ -1,11 +1,14 @@
 import "./http/production.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import type { Config } from "./config.ts";
 import { createApp, type AppState } from "./http/app.ts";
 import { recordPeer } from "./http/client.ts";
-import { createLogger, type Logger } from "./logger.ts";
-import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
-import { startWebhookWorker } from "./webhooks/worker.ts";
-import { startPushWorker } from "./push/worker.ts";
+import type { Logger } from "./logger.ts";
+import { openPlatform, type OpenOptions, type Platform } from "./platform.ts";
+import { runProcess, startWorkerRole, type Role, type Running } from "./process.ts";
+import { startWebhookWorker } from "./workers/webhook.ts";
+import { startPushWorker } from "./workers/push.ts";
+
+export type { Role } from "./process.ts";
 
 /**
  * Bun's own ceiling, far above our 64 KiB check: a declared length up to here gets our 413
@@ -57,40 +60,9 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   };
 }
 
-/** A process that runs until SIGTERM: what it serves, and how it drains. */
-interface Running {
-  describe: string;
-  url?: string;
-  stop(): Promise<void>;
-}
-
-export type Role = "all" | "web" | "webhook" | "push";
-
-interface Worker {
-  stop(): Promise<void>;
-}
-
-/** Processes that run one worker and no HTTP front. */
-const WORKER_ROLES: Record<"webhook" | "push", { describe: string; start(platform: Platform): Promise<Worker> }> = {
-  webhook: { describe: "delivering webhooks and channel callbacks", start: startWebhookWorker },
-  push: { describe: "sending operator push notifications", start: startPushWorker },
-};
-
 /** Opens what `role` runs: the HTTP front, one worker, or all of them (the all-in-one default). */
 async function startRole(role: Role, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
-  if (role === "webhook" || role === "push") {
-    const { describe, start } = WORKER_ROLES[role];
-    const platform = await openPlatform(config, logger, { processName: role, ...overrides });
-    const worker = await start(platform);
-    return {
-      describe,
-      async stop() {
-        platform.beginShutdown();
-        await worker.stop();
-        await platform.close();
-      },
-    };
-  }
+  if (role === "webhook" || role === "push") return startWorkerRole(role, config, logger, overrides);
   const server = await startServer(config, logger, overrides);
   const worker = role === "all" ? await startWebhookWorker(server.platform) : undefined;
   const push = role === "all" ? await startPushWorker(server.platform) : undefined;
@@ -106,34 +78,5 @@ async function startRole(role: Role, config: Config, logger: Logger, overrides: 
   };
 }
 
-/** Entry for every process: exits 1 with a clear sentence on bad configuration. */
-export async function main(role: Role, overrides: OpenOptions = {}): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    console.error(`configuration error: ${(err as Error).message}`);
-    process.exit(1);
-  }
-  const logger = createLogger(config);
-  let running: Running;
-  try {
-    running = await startRole(role, config, logger, overrides);
-  } catch (err) {
-    if (err instanceof StartupError || err instanceof ConfigError) {
-      logger.fatal(err.message);
-      console.error(`startup error: ${err.message}`);
-      process.exit(1);
-    }
-    throw err;
-  }
-  logger.info({ url: running.url, mode: config.mode, role }, running.describe);
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, "draining");
-    await running.stop();
-    logger.info("stopped");
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-}
+/** Entry for the HTTP processes (and any role): exits 1 with a clear sentence on bad configuration. */
+export const main = (role: Role, overrides: OpenOptions = {}) => runProcess(role, startRole, overrides);

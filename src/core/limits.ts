@@ -3,6 +3,9 @@
 /** DESIGN §7: a request body (and what a compressed one expands to, and a webhook reply) is at most 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Long enough for any real endpoint, short enough to keep rows and logs small. */
+export const MAX_URL_LENGTH = 2048;
+
 /** A message body, as Telegram's 4096-character limit. */
 export const MAX_TEXT_LENGTH = 4096;
 /** Operator notes are free text but bounded to keep the inbox row small. */

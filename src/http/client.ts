@@ -4,7 +4,7 @@
 // blindly would let a client pick its own rate-limit bucket.
 import { isIP, isIPv4, isIPv6 } from "node:net";
 import type { TrustProxy } from "../config.ts";
-import { hasPrefix, v6Bytes } from "../webhooks/ssrf.ts";
+import { hasPrefix, v6Bytes } from "../delivery/ssrf.ts";
 
 /** Requests handled without a socket (tests calling app.handle) share this one client. */
 export const NO_PEER = "local";

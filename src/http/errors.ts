@@ -2,7 +2,7 @@ import { feature } from "./feature.ts";
 import { Elysia, ValidationError } from "elysia";
 import { AppError, asBadInput, asOutage, ERROR_STATUS } from "../core/errors.ts";
 import type { Logger } from "../logger.ts";
-import { fromAppError, telegramErrorResponse } from "./telegram/errors.ts";
+import { fromAppError, telegramErrorResponse } from "../telegram/errors.ts";
 
 /** Keep a validation message readable when a value is huge or deeply nested. */
 const MAX_ERROR_DETAIL_LENGTH = 200;

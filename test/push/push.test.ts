@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { startPushWorker, type PushWorker } from "../../src/push/worker.ts";
+import { startPushWorker, type PushWorker } from "../../src/workers/push.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 import { browserKeys, decryptPush, type BrowserKeys } from "./webpush.ts";
 

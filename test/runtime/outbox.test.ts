@@ -1,7 +1,7 @@
 // The outbox rule (DESIGN §2): a committed message whose update never reached the log (the
 // process died between commit and publish) is republished by the relay, exactly once.
 import { describe, expect, test } from "bun:test";
-import { ConversationActor } from "../../actors/conversation.ts";
+import { ConversationActor } from "../../src/actors/conversation.ts";
 import { findBotById } from "../../src/db/bots.ts";
 import { createTestBot, registerUser, testClient } from "../support/harness.ts";
 

@@ -2,7 +2,7 @@
 // ::ffff:0:0:0/96, Teredo and the rest of 2001::/23, documentation and discard ranges) are
 // refused wherever a URL is accepted: set-webhook, facade setWebhook, callback_url, push.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { checkTarget, forbiddenAddress, resolveTarget } from "../../src/webhooks/ssrf.ts";
+import { checkTarget, forbiddenAddress, resolveTarget } from "../../src/delivery/ssrf.ts";
 import { browserKeys } from "../push/webpush.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 

@@ -2,9 +2,9 @@
 // read as a webhook reply (which answers are no reply at all, which are failures).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import { MAX_WEBHOOK_REPLY_BYTES } from "../../actors/webhook.ts";
-import { postJson, type ResponseBody } from "../../src/webhooks/http.ts";
-import { telegramDelivery } from "../../src/webhooks/telegram.ts";
+import { MAX_WEBHOOK_REPLY_BYTES } from "../../src/delivery/webhook.ts";
+import { postJson, type ResponseBody } from "../../src/delivery/http.ts";
+import { telegramDelivery } from "../../src/telegram/delivery.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../webhooks/support.ts";
 

@@ -3,7 +3,7 @@
 // confirm passes them, and a crash writes nothing more.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { findDeliveredRange } from "../../src/db/webhooks.ts";
-import { DeliveryProgress, PROGRESS_DELAY_MS } from "../../src/webhooks/progress.ts";
+import { DeliveryProgress, PROGRESS_DELAY_MS } from "../../src/delivery/progress.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestUser } from "../support/harness.ts";
 import { until } from "./support.ts";
 

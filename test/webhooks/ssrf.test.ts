@@ -1,8 +1,8 @@
 // The SSRF guard with ALLOW_PRIVATE_WEBHOOKS off: at set-webhook, at bot creation and at
 // delivery time; redirects are failures, never followed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { postJson } from "../../src/webhooks/http.ts";
-import { checkTarget, forbiddenAddress, type Resolver, type UrlPolicy } from "../../src/webhooks/ssrf.ts";
+import { postJson } from "../../src/delivery/http.ts";
+import { checkTarget, forbiddenAddress, type Resolver, type UrlPolicy } from "../../src/delivery/ssrf.ts";
 import { registerUser, testClient, type Client, type TestUser } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "./support.ts";
 

@@ -6,7 +6,7 @@ import { jetStreamLeases } from "../../src/leases/jetstream.ts";
 import type { Leases } from "../../src/leases/leases.ts";
 import { memoryLeases } from "../../src/leases/memory.ts";
 import type { Platform } from "../../src/platform.ts";
-import { startWebhookWorker, type WebhookWorker, type WorkerOptions } from "../../src/webhooks/worker.ts";
+import { startWebhookWorker, type WebhookWorker, type WorkerOptions } from "../../src/workers/webhook.ts";
 import { registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 export interface Received {

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Leases } from "../../src/leases/leases.ts";
 import { findDeliveredRange } from "../../src/db/webhooks.ts";
-import type { WebhookWorker } from "../../src/webhooks/worker.ts";
+import type { WebhookWorker } from "../../src/workers/webhook.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 import { arrivals, incoming, shortLeases, startReceiver, testWorker, until, type Receiver } from "./support.ts";
 

@@ -1,11 +1,11 @@
 import { t } from "elysia";
+import { MAX_URL_LENGTH } from "../../core/limits.ts";
 
 /** Telegram allows 64 characters for a bot name; we match it. */
 export const MAX_BOT_NAME_LENGTH = 64;
 /** Telegram's bot description limit. */
 export const MAX_BOT_DESCRIPTION_LENGTH = 512;
-/** Long enough for any real endpoint, short enough to keep rows and logs small. */
-export const MAX_URL_LENGTH = 2048;
+export { MAX_URL_LENGTH };
 
 export const BotIdParams = t.Object({ id: t.String({ format: "uuid", description: "Bot UUID" }) });
 export type BotIdParams = typeof BotIdParams.static;

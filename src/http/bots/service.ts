@@ -6,7 +6,7 @@ import {
   findBotOfOwner, insertBot, listBotsByOwner, nextBotNumber, updateBotToken, type DbBot,
 } from "../../db/bots.ts";
 import { hashToken, randomKey, type SecretBox } from "../../secrets.ts";
-import { checkWebhookUrl, storeWebhook } from "../../webhooks/service.ts";
+import { checkWebhookUrl, storeWebhook } from "../../domain/webhooks.ts";
 import type { Bot, BotCreateRequest } from "./model.ts";
 
 /** 24 random bytes → 32 url-safe characters, Telegram's token secret length. */

@@ -2,7 +2,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "elysia";
 import { badRequest } from "../../core/errors.ts";
 import type { Config } from "../../config.ts";
-import { checkWebhookUrl } from "../../webhooks/service.ts";
+import { checkWebhookUrl } from "../../domain/webhooks.ts";
 import type { Queryable } from "../../db/driver.ts";
 import { listChannels, upsertChannel, type DbChannel } from "../../db/channels.ts";
 import { CALLBACK_CHANNELS, CallbackConfig, CHANNEL_TYPES, WidgetConfig, type Channel, type ChannelType } from "./model.ts";

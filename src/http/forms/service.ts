@@ -4,7 +4,8 @@ import { notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { MAX_TEXT_LENGTH } from "../../core/limits.ts";
 import type { AcceptedMessage } from "../messages/model.ts";
-import { conversationActor, limitPublic, requireActiveChannel, toAccepted } from "../messages/service.ts";
+import { takeIn } from "../../domain/conversations.ts";
+import { limitPublic, requireActiveChannel, toAccepted } from "../messages/service.ts";
 import type { FormSubmission } from "./model.ts";
 
 const digits = (phone: string) => phone.replace(/[^\d+]/g, "");
@@ -43,13 +44,11 @@ export async function acceptFormSubmission(platform: Platform, form: FormSubmiss
   const { integration_key: _secret, ...raw } = form;
   const metadata: Record<string, unknown> = { form: raw };
   if (form.page_url) metadata.page_url = form.page_url;
-  const { accepted, effects } = await conversationActor(platform, bot.id, chatId).ask((actor) =>
-    actor.acceptIncoming({
-      bot, channel: "sitecms", text: renderForm(form), createdAt: new Date(), contactKey,
-      contact: { externalUserId: null, firstName: null, lastName: null, name: form.contact_name ?? null, email, phone },
-      fromId: null, metadata, clientMessageId: null,
-    }),
-  );
-  await platform.dispatch(effects);
+  // No client_message_id on a form, so never a repeat: takeIn's idempotent branch is not reached.
+  const accepted = await takeIn(platform, chatId, {
+    bot, channel: "sitecms", text: renderForm(form), createdAt: new Date(), contactKey,
+    contact: { externalUserId: null, firstName: null, lastName: null, name: form.contact_name ?? null, email, phone },
+    fromId: null, metadata, clientMessageId: null,
+  });
   return toAccepted(accepted);
 }

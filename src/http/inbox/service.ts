@@ -4,7 +4,7 @@ import { findMessagesByIds, listConversationMessages } from "../../db/messages.t
 import { notFound } from "../../core/errors.ts";
 import { findCallbackStates } from "../../db/webhooks.ts";
 import type { Platform } from "../../platform.ts";
-import { conversationActor } from "../messages/service.ts";
+import { replyAsOperator, setStatusAndNote } from "../../domain/conversations.ts";
 import {
   DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT,
   type Conversation, type ConversationDetail, type ConversationMetaPatch, type InboxQuery, type Message,
@@ -74,12 +74,7 @@ export async function conversationDetail(
 
 export async function operatorReply(platform: Platform, ownerId: string, id: string, text: string): Promise<Message> {
   const row = await requireOwnConversation(platform, ownerId, id);
-  // The conversation row already names the bot and its owner: all storeOutgoing needs.
-  const bot = { id: row.bot_id, owner_id: row.owner_id };
-  const { message, conversation, effects, callbackQueued } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
-    actor.storeOutgoing(bot, "operator", text, null, {}, true),
-  );
-  await platform.dispatch(effects);
+  const { message, conversation, callbackQueued } = await replyAsOperator(platform, row, text);
   return { ...toMessage(message, conversation), delivery: callbackQueued ? "pending" : null };
 }
 
@@ -87,10 +82,6 @@ export async function patchConversation(
   platform: Platform, ownerId: string, id: string, patch: ConversationMetaPatch,
 ): Promise<Conversation> {
   const row = await requireOwnConversation(platform, ownerId, id);
-  const bot = { id: row.bot_id, owner_id: row.owner_id };
-  const { conversation, contact, lastMessage, effects } = await conversationActor(platform, row.bot_id, row.chat_id).ask((actor) =>
-    actor.patchMeta(bot, row.id, patch.status ?? null, patch.operator_note ?? null),
-  );
-  await platform.dispatch(effects);
+  const { conversation, contact, lastMessage } = await setStatusAndNote(platform, row, patch.status ?? null, patch.operator_note ?? null);
   return toConversation(conversation, contact, lastMessage);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { ConversationActor, type Accepted } from "../../../actors/conversation.ts";
+import type { Accepted } from "../../actors/conversation.ts";
+import { takeIn } from "../../domain/conversations.ts";
 import { findBotById, findBotByWidgetKey, type DbBot } from "../../db/bots.ts";
 import { findChannel } from "../../db/channels.ts";
 import type { ContactFields } from "../../db/contacts.ts";
@@ -49,10 +50,6 @@ export function messageDate(timestamp: number | undefined, now = Date.now()): Da
   return new Date(timestamp > MILLISECOND_THRESHOLD ? timestamp : timestamp * 1000);
 }
 
-export function conversationActor(platform: Platform, botId: string, chatId: string) {
-  return platform.actors.actorOf("conversation", `${botId}:${chatId}`, () => new ConversationActor(platform.db, botId, chatId));
-}
-
 export interface IncomingPlan {
   chatId: string;
   channel: ChannelType;
@@ -90,16 +87,10 @@ export async function acceptMessage(
   const metadata = body.metadata ?? {};
   const clientId = metadata.client_message_id;
   const clientMessageId = typeof clientId === "string" || typeof clientId === "number" ? String(clientId) : idempotencyKey ?? null;
-  const { accepted, effects } = await conversationActor(platform, bot.id, plan.chatId).ask((actor) =>
-    actor.acceptIncoming({
-      bot, channel: plan.channel, text: body.text, createdAt: messageDate(body.timestamp), contactKey: plan.contactKey,
-      contact: plan.contact, fromId: plan.fromId, metadata, clientMessageId,
-    }),
-  );
-  await platform.dispatch(effects);
-  // The first attempt may have committed and then failed to publish (NATS away, a crash):
-  // a repeat is acknowledged only once the bot's committed updates are durable in the log.
-  if (accepted.repeated) await platform.publishOutbox(bot.id);
+  const accepted = await takeIn(platform, plan.chatId, {
+    bot, channel: plan.channel, text: body.text, createdAt: messageDate(body.timestamp), contactKey: plan.contactKey,
+    contact: plan.contact, fromId: plan.fromId, metadata, clientMessageId,
+  });
   return toAccepted(accepted);
 }
 

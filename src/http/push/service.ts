@@ -1,8 +1,8 @@
 import { deletePushSubscription, listPushSubscriptions, upsertPushSubscription, type DbPushSubscription } from "../../db/push.ts";
 import { badRequest, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
-import { loadVapidKeys } from "../../push/vapid.ts";
-import { checkTarget, UrlRefused } from "../../webhooks/ssrf.ts";
+import { loadVapidKeys } from "../../delivery/vapid.ts";
+import { checkTarget, UrlRefused } from "../../delivery/ssrf.ts";
 import type { PushSubscription, PushSubscriptionRequest } from "./model.ts";
 
 /** An uncompressed P-256 point and a Web Push auth secret (RFC 8291). */

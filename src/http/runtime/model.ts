@@ -2,16 +2,18 @@ import { t } from "elysia";
 import { SafeInt } from "../input.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
 
-/** Telegram's getUpdates bounds. */
-export const UPDATES_MAX_LIMIT = 100;
-export const UPDATES_DEFAULT_LIMIT = 100;
-export const POLL_MAX_TIMEOUT_SECONDS = 50;
-export const POLL_DEFAULT_TIMEOUT_SECONDS = 30;
-/** Telegram's command list bounds. */
-export const MAX_COMMANDS = 100;
-export const MAX_COMMAND_DESCRIPTION_LENGTH = 256;
-/** Inline keyboards and the like; generous, but a bounded row. */
-export const MAX_REPLY_MARKUP_BYTES = 10_000;
+import {
+  MAX_COMMAND_DESCRIPTION_LENGTH, MAX_COMMANDS, MAX_REPLY_MARKUP_BYTES, POLL_DEFAULT_TIMEOUT_SECONDS, POLL_MAX_TIMEOUT_SECONDS,
+  UPDATES_DEFAULT_LIMIT, UPDATES_MAX_LIMIT,
+  type EditMessageTextRequest as EditInput, type GetUpdatesQuery as PollInput, type SendMessageRequest as SendInput,
+} from "../../domain/runtime.ts";
+import type { RuntimeMessage as RuntimeMessageShape } from "../../core/updates.ts";
+import type { Same } from "../../core/records.ts";
+
+export {
+  MAX_COMMAND_DESCRIPTION_LENGTH, MAX_COMMANDS, MAX_REPLY_MARKUP_BYTES, POLL_DEFAULT_TIMEOUT_SECONDS, POLL_MAX_TIMEOUT_SECONDS,
+  UPDATES_DEFAULT_LIMIT, UPDATES_MAX_LIMIT,
+};
 
 export const BotIdPath = t.Object({ id: t.String({ format: "uuid", description: "Bot UUID" }) });
 
@@ -79,15 +81,7 @@ export type EditMessageTextRequest = typeof EditMessageTextRequest.static;
 
 export const DeleteMessageRequest = t.Object({ message_id: MessageIdField }, { title: "DeleteMessageRequest" });
 
-export const BotCommandSchema = t.Object({
-  command: t.String({ minLength: 1, maxLength: 33, description: "^[a-z0-9_]{1,32}$; a leading / is stripped" }),
-  description: t.String({ minLength: 1, maxLength: MAX_COMMAND_DESCRIPTION_LENGTH }),
-});
-
-export const SetMyCommandsRequest = t.Object(
-  { commands: t.Array(BotCommandSchema, { maxItems: MAX_COMMANDS }) },
-  { title: "SetMyCommandsRequest" },
-);
+export { BotCommandSchema, SetMyCommandsRequest } from "../../domain/runtime.ts";
 
 export const BotInfo = t.Object(
   {
@@ -100,3 +94,8 @@ export const BotInfo = t.Object(
   },
   { title: "BotInfo" },
 );
+
+// What the routes validate must stay what the domain takes (the domain's types are plain TS).
+const acceptedByDomain: [GetUpdatesQuery extends PollInput ? true : false, SendMessageRequest extends SendInput ? true : false,
+  EditMessageTextRequest extends EditInput ? true : false] = [true, true, true];
+void acceptedByDomain;

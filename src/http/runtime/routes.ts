@@ -10,7 +10,7 @@ type Update = typeof Update.static;
 import { botAuth } from "./plugin.ts";
 import {
   botInfo, deleteMessage, deleteMyCommands, editMessageText, getMyCommands, getUpdates, sendMessage, setMyCommands,
-} from "./service.ts";
+} from "../../domain/runtime.ts";
 
 const AUTH_ERRORS = errors(400, 401, 403);
 

@@ -5,9 +5,9 @@ import { AppError, asBadInput, asOutage } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { feature } from "../feature.ts";
 import { botFromToken } from "../runtime/plugin.ts";
-import { fromAppError, INTERNAL_ERROR, telegramErrorResponse, TelegramError } from "./errors.ts";
-import { readParams } from "./params.ts";
-import { callMethod } from "./service.ts";
+import { fromAppError, INTERNAL_ERROR, telegramErrorResponse, TelegramError } from "../../telegram/errors.ts";
+import { readParams } from "../../telegram/params.ts";
+import { callMethod } from "../../telegram/methods.ts";
 
 function decoded(segment: string): string {
   try {

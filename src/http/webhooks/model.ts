@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { SafeInt } from "../input.ts";
 import { MAX_URL_LENGTH } from "../bots/model.ts";
 import { oneOf } from "../feature.ts";
-import { DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS, SECRET_TOKEN_PATTERN } from "../../webhooks/service.ts";
+import { DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS, SECRET_TOKEN_PATTERN } from "../../domain/webhooks.ts";
 import { UPDATE_KINDS } from "../../core/updates.ts";
 
 /** Why: the delivery log answers "what happened lately", not an export; a page of this is plenty. */

@@ -6,7 +6,7 @@ import { errors, Ok, ok } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { BotIdPath } from "../runtime/model.ts";
 import { botAuth } from "../runtime/plugin.ts";
-import { deleteWebhook, getWebhookInfo, listCallbackStates, listDeliveries, setWebhook } from "../../webhooks/service.ts";
+import { deleteWebhook, getWebhookInfo, listCallbackStates, listDeliveries, setWebhook } from "../../domain/webhooks.ts";
 import {
   CallbackDelivery, DeleteWebhookRequest, DeliveriesQuery, DeliveryAttempt, DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT,
   SetWebhookRequest, WebhookInfo,

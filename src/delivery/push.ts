@@ -1,13 +1,13 @@
 // PushActor: one per operator (user). Turns that user's incoming-message events into Web
 // Push notifications on each of their subscribed browsers, one event at a time so a
 // burst of messages arrives in order and never floods a push service in parallel.
-import type { Db } from "../src/db/driver.ts";
-import { listPushSubscriptions, recordPushFailure, recordPushSuccess, removePushSubscription } from "../src/db/push.ts";
-import type { PlatformEvent } from "../src/core/events.ts";
-import type { Logger } from "../src/logger.ts";
-import { sendPush, type PushOutcome, type PushPayload } from "../src/push/send.ts";
-import type { VapidKeys } from "../src/push/vapid.ts";
-import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
+import type { Db } from "../db/driver.ts";
+import { listPushSubscriptions, recordPushFailure, recordPushSuccess, removePushSubscription } from "../db/push.ts";
+import type { PlatformEvent } from "../core/events.ts";
+import type { Logger } from "../logger.ts";
+import { sendPush, type PushOutcome, type PushPayload } from "./webpush.ts";
+import type { VapidKeys } from "./vapid.ts";
+import type { UrlPolicy } from "./ssrf.ts";
 
 /** A lock-screen line; the inbox has the rest. */
 export const PUSH_BODY_MAX_LENGTH = 200;

@@ -3,8 +3,8 @@
 // integer written as digits and an object written as JSON text, as Telegram does.
 import type { Params } from "./model.ts";
 import { TelegramError, tgBadRequest } from "./errors.ts";
-import { findUnstorableText, jsonTooDeep, tooDeepMessage, unstorableMessage } from "../input.ts";
-import { MAX_BODY_BYTES } from "../../core/limits.ts";
+import { findUnstorableText, jsonTooDeep, tooDeepMessage, unstorableMessage } from "../core/input.ts";
+import { MAX_BODY_BYTES } from "../core/limits.ts";
 
 const INTEGER = /^-?\d{1,16}$/;
 

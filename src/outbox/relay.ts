@@ -5,7 +5,7 @@
 // process is publishing right now is harmless.
 import type { Db } from "../db/driver.ts";
 import { listStaleOutboxBots } from "../db/outbox.ts";
-import type { PublishUpTo } from "../dispatch.ts";
+import type { PublishUpTo } from "./dispatch.ts";
 import type { Logger } from "../logger.ts";
 
 /** How often a process looks for left-behind rows; an update is at most this late after a crash. */

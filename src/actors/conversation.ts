@@ -1,21 +1,23 @@
 // ConversationActor: serialises everything that changes one conversation (incoming
-// messages, bot and operator replies, status moves, notes). One per (bot, chat_id);
+// messages, bot and operator replies, the bot's edits and deletions, status moves, notes). One per (bot, chat_id);
 // each message is one database transaction whose effects are returned for dispatch
 // after commit.
-import type { Db, Queryable } from "../src/db/driver.ts";
-import type { DbBot } from "../src/db/bots.ts";
-import { findContactByKey, findContactsByIds, upsertContact, type ContactFields, type DbContact } from "../src/db/contacts.ts";
+import type { Db, Queryable } from "../db/driver.ts";
+import type { DbBot } from "../db/bots.ts";
+import { findContactByKey, findContactsByIds, upsertContact, type ContactFields, type DbContact } from "../db/contacts.ts";
 import {
   findConversationByChat, findConversationById, insertConversation, touchConversation, updateConversationMeta,
   type ConversationStatus, type DbConversation,
-} from "../src/db/conversations.ts";
-import { findMessageByClientId, findMessagesByIds, insertMessage, type DbMessage } from "../src/db/messages.ts";
-import { nextBotNumbers } from "../src/db/counters.ts";
-import { insertOutbox } from "../src/db/outbox.ts";
-import { noEffects, type ConversationEventKind, type Effects } from "../src/core/events.ts";
-import { runtimeMessage, toConversation, toMessage } from "../src/db/view.ts";
-import { enqueueCallback } from "../src/db/webhooks.ts";
-import { CALLBACK_CHANNELS } from "../src/core/records.ts";
+} from "../db/conversations.ts";
+import {
+  findMessageByClientId, findMessagesByIds, insertMessage, markMessageDeleted, updateMessageText, type DbMessage,
+} from "../db/messages.ts";
+import { nextBotNumbers } from "../db/counters.ts";
+import { insertOutbox } from "../db/outbox.ts";
+import { noEffects, type ConversationEventKind, type Effects } from "../core/events.ts";
+import { runtimeMessage, toConversation, toMessage } from "../db/view.ts";
+import { enqueueCallback } from "../db/webhooks.ts";
+import { CALLBACK_CHANNELS } from "../core/records.ts";
 
 export interface IncomingInput {
   bot: DbBot;
@@ -148,6 +150,20 @@ export class ConversationActor {
     });
   }
 
+  /** The bot's edit of one of its messages; live views get message_updated. */
+  async editText(
+    bot: Pick<DbBot, "id" | "owner_id">, conversation: DbConversation, message: DbMessage, text: string, replyMarkup: Record<string, unknown> | null,
+  ): Promise<{ message: DbMessage; effects: Effects }> {
+    const edited = await updateMessageText(this.db, message.id, text, replyMarkup);
+    return { message: edited, effects: changeEffects("message_updated", bot, conversation, edited) };
+  }
+
+  /** The bot's deletion of one of its messages; live views get message_deleted. */
+  async deleteMessage(bot: Pick<DbBot, "id" | "owner_id">, conversation: DbConversation, message: DbMessage): Promise<{ effects: Effects }> {
+    await markMessageDeleted(this.db, message.id);
+    return { effects: changeEffects("message_deleted", bot, conversation, message) };
+  }
+
   /** Operator's status move and/or note. */
   async patchMeta(
     bot: Pick<DbBot, "id" | "owner_id">,
@@ -178,6 +194,18 @@ function messageEffects(
   if (change.created) effects.events.push(event("conversation_created"));
   effects.events.push(event("message_created"));
   if (change.statusChanged) effects.events.push(event("conversation_updated"));
+  return effects;
+}
+
+/** An edit or deletion: the message as the event shows it, with a conversation snapshot without relations. */
+function changeEffects(
+  kind: "message_updated" | "message_deleted", bot: Pick<DbBot, "id" | "owner_id">, conversation: DbConversation, message: DbMessage,
+): Effects {
+  const effects = noEffects();
+  effects.events.push({
+    kind, owner_id: bot.owner_id, bot_id: bot.id,
+    conversation: toConversation(conversation, undefined, undefined), message: toMessage(message, conversation),
+  });
   return effects;
 }
 

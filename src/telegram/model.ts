@@ -1,7 +1,7 @@
 // The Telegram Bot API's own shapes, as the facade writes them (DESIGN §11). Only the
 // fields this platform can fill; extras a Telegram client does not know are harmless
 // (every library keeps or ignores unknown fields).
-import type { MessageEntity, UpdateKind } from "../../core/updates.ts";
+import type { MessageEntity, UpdateKind } from "../core/updates.ts";
 
 export interface TgUser {
   id: number;

@@ -3,15 +3,15 @@
 // here is marked "telegram" (Telegram-shaped deliveries, webhook replies). Only Telegram's
 // default command scope exists here (DESIGN §6 has one list per bot).
 import { Value } from "@sinclair/typebox/value";
-import type { DbBot } from "../../db/bots.ts";
-import type { BotCommand } from "../../db/commands.ts";
-import type { Platform } from "../../platform.ts";
-import { SetMyCommandsRequest } from "../runtime/model.ts";
-import * as native from "../runtime/service.ts";
-import * as webhooks from "../../webhooks/service.ts";
-import { UPDATE_KINDS, type UpdateKind } from "../../core/updates.ts";
-import { AppError } from "../../core/errors.ts";
-import { MAX_URL_LENGTH } from "../bots/model.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { BotCommand } from "../db/commands.ts";
+import type { TelegramDeps } from "./deps.ts";
+import * as native from "../domain/runtime.ts";
+import { SetMyCommandsRequest } from "../domain/runtime.ts";
+import * as webhooks from "../domain/webhooks.ts";
+import { UPDATE_KINDS, type UpdateKind } from "../core/updates.ts";
+import { AppError } from "../core/errors.ts";
+import { MAX_URL_LENGTH } from "../core/limits.ts";
 import { tgBadRequest } from "./errors.ts";
 import type { Params, TelegramResult } from "./model.ts";
 import { optionalArray, optionalBool, optionalInt, optionalObject, optionalString } from "./params.ts";
@@ -27,7 +27,7 @@ function isDefaultScope(params: Params): boolean {
   return (scope === undefined || scope.type === "default") && !language;
 }
 
-export async function setMyCommands(platform: Platform, bot: DbBot, params: Params): Promise<true> {
+export async function setMyCommands(platform: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
   const commands = optionalArray(params, "commands");
   if (commands === undefined) throw tgBadRequest("parameter \"commands\" is required");
   if (!isDefaultScope(params)) {
@@ -38,17 +38,17 @@ export async function setMyCommands(platform: Platform, bot: DbBot, params: Para
   return native.setMyCommands(platform, bot, commands as BotCommand[]);
 }
 
-export async function getMyCommands(platform: Platform, bot: DbBot, params: Params): Promise<BotCommand[]> {
+export async function getMyCommands(platform: TelegramDeps, bot: DbBot, params: Params): Promise<BotCommand[]> {
   return isDefaultScope(params) ? native.getMyCommands(platform, bot) : [];
 }
 
-export async function deleteMyCommands(platform: Platform, bot: DbBot, params: Params): Promise<true> {
+export async function deleteMyCommands(platform: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
   return isDefaultScope(params) ? native.deleteMyCommands(platform, bot) : true;
 }
 
-export const getWebhookInfo = (platform: Platform, bot: DbBot) => webhooks.getWebhookInfo(platform, bot);
+export const getWebhookInfo = (platform: TelegramDeps, bot: DbBot) => webhooks.getWebhookInfo(platform, bot);
 
-export async function deleteWebhook(platform: Platform, bot: DbBot, params: Params): Promise<TelegramResult> {
+export async function deleteWebhook(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
   const drop = optionalBool(params, "drop_pending_updates") ?? false;
   const had = Boolean(bot.webhook_url);
   await webhooks.deleteWebhook(platform, bot, drop);
@@ -73,7 +73,7 @@ function allowedUpdates(params: Params): UpdateKind[] | undefined {
  * Telegram's other way to delete the webhook. `certificate` and `ip_address` are accepted
  * and ignored: the address is resolved (and checked) at every delivery.
  */
-export async function setWebhook(platform: Platform, bot: DbBot, params: Params): Promise<TelegramResult> {
+export async function setWebhook(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
   const url = optionalString(params, "url");
   if (url === undefined) throw tgBadRequest("parameter \"url\" is required");
   if (url === "") return deleteWebhook(platform, bot, params);

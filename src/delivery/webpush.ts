@@ -3,7 +3,7 @@
 // tests are under our control.
 import webPush from "web-push";
 import type { DbPushSubscription } from "../db/push.ts";
-import { checkTarget, type UrlPolicy } from "../webhooks/ssrf.ts";
+import { checkTarget, type UrlPolicy } from "./ssrf.ts";
 import type { VapidKeys } from "./vapid.ts";
 
 /** A push service answers in well under a second; a hung one must not hold the worker. */

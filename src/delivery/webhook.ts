@@ -8,18 +8,18 @@
 //
 // HTTP requests run outside the mailbox; their outcomes come back as messages, so the
 // actor's state is only ever touched one message at a time.
-import { LeasedPump } from "./delivery.ts";
-import type { Db } from "../src/db/driver.ts";
-import type { Logger } from "../src/logger.ts";
-import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../src/updates/log.ts";
-import { UPDATE_KINDS } from "../src/core/updates.ts";
-import { MAX_BODY_BYTES } from "../src/core/limits.ts";
-import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../src/db/webhooks.ts";
-import { backoffMs, postJson, type BackoffOptions, type Outcome, type ResponseBody } from "../src/webhooks/http.ts";
-import type { LeaseKeeper } from "../src/webhooks/lease.ts";
-import { DeliveryProgress } from "../src/webhooks/progress.ts";
-import type { AttemptRecorder } from "../src/webhooks/recorder.ts";
-import type { UrlPolicy } from "../src/webhooks/ssrf.ts";
+import { LeasedPump } from "./pump.ts";
+import type { Db } from "../db/driver.ts";
+import type { Logger } from "../logger.ts";
+import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../updates/log.ts";
+import { UPDATE_KINDS } from "../core/updates.ts";
+import { MAX_BODY_BYTES } from "../core/limits.ts";
+import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../db/webhooks.ts";
+import { backoffMs, postJson, type BackoffOptions, type Outcome, type ResponseBody } from "./http.ts";
+import type { LeaseKeeper } from "./lease.ts";
+import { DeliveryProgress } from "./progress.ts";
+import type { AttemptRecorder } from "./recorder.ts";
+import type { UrlPolicy } from "./ssrf.ts";
 
 /** Why: one read serves many deliveries; get-updates' own ceiling. */
 export const READ_BATCH = 100;

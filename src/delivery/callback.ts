@@ -3,15 +3,15 @@
 // in message order within a conversation, several conversations at a time. The retry
 // schedule lives in the table, so a restart or takeover continues where it stopped.
 import { createHmac } from "node:crypto";
-import { LeasedPump } from "./delivery.ts";
+import { LeasedPump } from "./pump.ts";
 import type { DeliveryDeps } from "./webhook.ts";
-import { findConversationById } from "../src/db/conversations.ts";
-import { findMessagesByIds } from "../src/db/messages.ts";
-import { toMessage } from "../src/db/view.ts";
-import { UPDATE_RETENTION_MS } from "../src/updates/log.ts";
-import { abandonCallback, finishCallback, listPendingCallbacks, retryCallbackLater, type PendingCallback } from "../src/db/webhooks.ts";
-import { backoffMs, postJson, type Outcome } from "../src/webhooks/http.ts";
-import type { LeaseKeeper } from "../src/webhooks/lease.ts";
+import { findConversationById } from "../db/conversations.ts";
+import { findMessagesByIds } from "../db/messages.ts";
+import { toMessage } from "../db/view.ts";
+import { UPDATE_RETENTION_MS } from "../updates/log.ts";
+import { abandonCallback, finishCallback, listPendingCallbacks, retryCallbackLater, type PendingCallback } from "../db/webhooks.ts";
+import { backoffMs, postJson, type Outcome } from "./http.ts";
+import type { LeaseKeeper } from "./lease.ts";
 
 /** Why: conversations delivered in parallel per bot; callbacks are replies, a handful at once is plenty. */
 export const CALLBACK_MAX_CONNECTIONS = 10;

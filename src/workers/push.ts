@@ -3,10 +3,10 @@
 // process (each event goes to one of them, and is redelivered if that one dies before
 // acking). Embedded: a subscription on the in-process bus.
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages } from "nats";
-import { PushActor, type PushDeps } from "../../actors/push.ts";
+import { PushActor, type PushDeps } from "../delivery/push.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import type { Platform } from "../platform.ts";
-import { loadVapidKeys } from "./vapid.ts";
+import { loadVapidKeys } from "../delivery/vapid.ts";
 import { MESSAGE_CREATED_SUBJECTS } from "../core/subjects.ts";
 
 export const EVENTS_STREAM = "EVENTS";

@@ -1,20 +1,20 @@
 // The Telegram-compatible facade's methods (DESIGN §11): each reads Telegram's parameters,
 // calls the native runtime service (src/http/runtime/service.ts) with them translated,
 // and writes the answer in Telegram's shapes. Nothing here stores or decides on its own.
-import type { DbBot } from "../../db/bots.ts";
-import { findTelegramChatByChatId, findTelegramChatByNumber, findTelegramMessageRefs, type TelegramChatRow, type TelegramMessageRef } from "../../db/telegram.ts";
-import { AppError } from "../../core/errors.ts";
-import type { TypingEvent } from "../../core/events.ts";
-import { eventSubject } from "../../core/subjects.ts";
-import type { Platform } from "../../platform.ts";
-import type { LogUpdate } from "../../updates/log.ts";
-import { MAX_TEXT_LENGTH } from "../../core/limits.ts";
-import { POLL_MAX_TIMEOUT_SECONDS } from "../runtime/model.ts";
-import * as native from "../runtime/service.ts";
+import type { DbBot } from "../db/bots.ts";
+import { findTelegramChatByChatId, findTelegramChatByNumber, findTelegramMessageRefs, type TelegramChatRow, type TelegramMessageRef } from "../db/telegram.ts";
+import { AppError } from "../core/errors.ts";
+import type { TypingEvent } from "../core/events.ts";
+import { eventSubject } from "../core/subjects.ts";
+import type { TelegramDeps } from "./deps.ts";
+import type { LogUpdate } from "../updates/log.ts";
+import { MAX_TEXT_LENGTH } from "../core/limits.ts";
+import { POLL_MAX_TIMEOUT_SECONDS } from "../domain/runtime.ts";
+import * as native from "../domain/runtime.ts";
 import {
   fromAppError, tgBadRequest, tgMethodNotFound, TelegramError, TG_TERMINATED_BY_OTHER_POLL, TG_WEBHOOK_ACTIVE,
 } from "./errors.ts";
-import { UPDATE_KINDS, type UpdateKind } from "../../core/updates.ts";
+import { UPDATE_KINDS, type UpdateKind } from "../core/updates.ts";
 import { CHAT_ACTIONS, type Params, type TelegramResult, type TgMessage, type TgUpdate } from "./model.ts";
 import { optionalArray, optionalInt, optionalObject, optionalString, requireChat, requireInt, type ChatRef } from "./params.ts";
 import { botUser, chatOfRef, chatOfRow, getMeResult, nativeMessages, toTgMessage, toTgUpdates } from "./shapes.ts";
@@ -23,7 +23,7 @@ import { deleteMyCommands, deleteWebhook, getMyCommands, getWebhookInfo, setMyCo
 /** Telegram's default: libraries call getUpdates without a timeout when they stop and expect an answer at once. */
 const FACADE_DEFAULT_TIMEOUT_SECONDS = 0;
 
-type Method = (platform: Platform, bot: DbBot, params: Params) => Promise<TelegramResult>;
+type Method = (platform: TelegramDeps, bot: DbBot, params: Params) => Promise<TelegramResult>;
 
 const done = (result: unknown): TelegramResult => ({ result });
 
@@ -46,7 +46,7 @@ const METHODS: Record<string, Method> = {
   close: async () => done(true),
 };
 
-export async function callMethod(platform: Platform, bot: DbBot, method: string, params: Params): Promise<TelegramResult> {
+export async function callMethod(platform: TelegramDeps, bot: DbBot, method: string, params: Params): Promise<TelegramResult> {
   const run = METHODS[method.toLowerCase()];
   if (!run) throw tgMethodNotFound();
   try {
@@ -66,7 +66,7 @@ function requireText(params: Params, name = "text"): string {
 /** Telegram's reply_markup: an object, often sent as JSON text by form-encoding clients. */
 const replyMarkup = (params: Params) => optionalObject(params, "reply_markup", "reply keyboard markup JSON object");
 
-async function findChat(platform: Platform, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
+async function findChat(platform: TelegramDeps, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
   const chat = "number" in ref
     ? await findTelegramChatByNumber(platform.db, bot.id, ref.number)
     : await findTelegramChatByChatId(platform.db, bot.id, ref.chatId);
@@ -83,7 +83,7 @@ function allowedKinds(params: Params): Set<string> | undefined {
   return new Set(list.filter((k): k is string => typeof k === "string"));
 }
 
-async function pollNative(platform: Platform, bot: DbBot, query: { offset?: number; limit?: number; timeout?: number }) {
+async function pollNative(platform: TelegramDeps, bot: DbBot, query: { offset?: number; limit?: number; timeout?: number }) {
   try {
     return await native.getUpdates(platform, bot, query, { defaultTimeoutSeconds: FACADE_DEFAULT_TIMEOUT_SECONDS });
   } catch (err) {
@@ -94,7 +94,7 @@ async function pollNative(platform: Platform, bot: DbBot, query: { offset?: numb
   }
 }
 
-async function getUpdates(platform: Platform, bot: DbBot, params: Params): Promise<TgUpdate[]> {
+async function getUpdates(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TgUpdate[]> {
   let offset = optionalInt(params, "offset");
   const limit = optionalInt(params, "limit");
   let timeout = optionalInt(params, "timeout");
@@ -111,13 +111,13 @@ async function getUpdates(platform: Platform, bot: DbBot, params: Params): Promi
 }
 
 /** Telegram-shaped updates with one lookup for the whole batch (getUpdates, and the webhook worker for "telegram" webhooks). */
-export async function toTelegramUpdates(platform: Platform, bot: DbBot, updates: LogUpdate[]): Promise<TgUpdate[]> {
+export async function toTelegramUpdates(platform: TelegramDeps, bot: DbBot, updates: LogUpdate[]): Promise<TgUpdate[]> {
   const ids = nativeMessages(updates).map((n) => Number(n.message.message_id));
   const refs = await findTelegramMessageRefs(platform.db, bot.id, ids);
   return toTgUpdates(bot, updates, refs);
 }
 
-async function sendMessage(platform: Platform, bot: DbBot, params: Params): Promise<TgMessage> {
+async function sendMessage(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TgMessage> {
   const chatRef = requireChat(params);
   const text = requireText(params);
   const markup = replyMarkup(params);
@@ -130,7 +130,7 @@ const sameChat = (ref: TelegramMessageRef, chat: ChatRef) =>
   "number" in chat ? Number(ref.chat_number) === chat.number : ref.chat_id === chat.chatId;
 
 /** Telegram answers 400 for a message the bot cannot touch, whatever the reason. */
-async function ownMessage(platform: Platform, bot: DbBot, params: Params, verb: "edit" | "delete"): Promise<TelegramMessageRef> {
+async function ownMessage(platform: TelegramDeps, bot: DbBot, params: Params, verb: "edit" | "delete"): Promise<TelegramMessageRef> {
   const chat = requireChat(params);
   const messageId = requireInt(params, "message_id", "message identifier is not specified");
   const [ref] = await findTelegramMessageRefs(platform.db, bot.id, [messageId]);
@@ -152,7 +152,7 @@ function nativeRefusal(err: unknown, verb: "edit" | "delete"): unknown {
   return err;
 }
 
-async function editMessageText(platform: Platform, bot: DbBot, params: Params): Promise<TgMessage> {
+async function editMessageText(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TgMessage> {
   if (optionalString(params, "inline_message_id")) throw tgBadRequest("inline messages are not supported: use chat_id and message_id");
   const text = requireText(params);
   const markup = replyMarkup(params);
@@ -163,13 +163,13 @@ async function editMessageText(platform: Platform, bot: DbBot, params: Params): 
   return toTgMessage(edited, chatOfRef(ref, edited.chat.channel), botUser(bot));
 }
 
-async function deleteMessage(platform: Platform, bot: DbBot, params: Params): Promise<true> {
+async function deleteMessage(platform: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
   const ref = await ownMessage(platform, bot, params, "delete");
   return native.deleteMessage(platform, bot, Number(ref.message_id)).catch((err: unknown) => Promise.reject(nativeRefusal(err, "delete")));
 }
 
 /** Accepted for any chat of the bot; "typing" is announced on the bus for live views (widget, inbox). */
-async function sendChatAction(platform: Platform, bot: DbBot, params: Params): Promise<true> {
+async function sendChatAction(platform: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
   const chat = await findChat(platform, bot, requireChat(params));
   const action = optionalString(params, "action");
   if (!action || !CHAT_ACTIONS.has(action)) throw tgBadRequest("wrong parameter action in request");

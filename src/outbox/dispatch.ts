@@ -2,12 +2,12 @@
 // widget stream, push worker); updates go to the update log, after which their outbox
 // rows are removed. A failure here never undoes the commit: the outbox relay retries
 // updates, and events are best-effort notifications backed by the database.
-import type { Db } from "./db/driver.ts";
-import { deleteOutboxUpTo, listBotOutboxUpTo } from "./db/outbox.ts";
-import type { EventBus } from "./bus/bus.ts";
-import type { Effects, PendingUpdate } from "./core/events.ts";
-import { eventSubject } from "./core/subjects.ts";
-import type { Logger } from "./logger.ts";
+import type { Db } from "../db/driver.ts";
+import { deleteOutboxUpTo, listBotOutboxUpTo } from "../db/outbox.ts";
+import type { EventBus } from "../bus/bus.ts";
+import type { Effects, PendingUpdate } from "../core/events.ts";
+import { eventSubject } from "../core/subjects.ts";
+import type { Logger } from "../logger.ts";
 
 export interface UpdateSink {
   /** Makes the update durable in the log (and wakes pollers); resolves when it is. */

@@ -6,10 +6,10 @@
 // Waiting happens outside the mailbox: a poll message registers the wait and returns at
 // once, so a parked poll never blocks the bot's other messages.
 import { randomUUID } from "node:crypto";
-import type { EventBus, Unsubscribe } from "../src/bus/bus.ts";
-import { conflict, rateLimited } from "../src/core/errors.ts";
-import type { LogUpdate, UpdateLog } from "../src/updates/log.ts";
-import { pollSubject, wakeSubject } from "../src/core/subjects.ts";
+import type { EventBus, Unsubscribe } from "../bus/bus.ts";
+import { conflict, rateLimited } from "../core/errors.ts";
+import type { LogUpdate, UpdateLog } from "../updates/log.ts";
+import { pollSubject, wakeSubject } from "../core/subjects.ts";
 
 /** Wake-ups arriving within this window are served by one read (the reference server batches 1 ms). */
 export const WAKE_BATCH_MS = 1;

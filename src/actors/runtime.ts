@@ -7,7 +7,7 @@
 // message starts a fresh one under the same name. Generations of one name never overlap:
 // the new one is created only after the old one has run its last message and onStop.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { AppError } from "../src/core/errors.ts";
+import { AppError } from "../core/errors.ts";
 
 /** Lifecycle hooks an actor may define; an actor with neither is any object. */
 export interface ActorHooks {

@@ -1,7 +1,7 @@
 // Telegram's error envelope: {ok:false, error_code, description, parameters?} with the HTTP
 // status equal to error_code, and descriptions that start the way Telegram's do, because
 // client libraries and bots match on them ("Bad Request: message is not modified", …).
-import { AppError } from "../../core/errors.ts";
+import { AppError } from "../core/errors.ts";
 
 export interface ResponseParameters {
   retry_after?: number;

@@ -8,9 +8,9 @@
 // catches whatever the at-most-once bus dropped: bots with a webhook, bots with queued callbacks,
 // outgoing messages whose event never arrived, and leases freed by a dead worker.
 import { randomUUID } from "node:crypto";
-import { CallbackActor } from "../../actors/callback.ts";
-import { ActorSystem, type ActorRef } from "../../actors/runtime.ts";
-import { WebhookActor, type DeliveryDeps } from "../../actors/webhook.ts";
+import { CallbackActor } from "../delivery/callback.ts";
+import { ActorSystem, type ActorRef } from "../actors/runtime.ts";
+import { WebhookActor, type DeliveryDeps } from "../delivery/webhook.ts";
 import type { Unsubscribe } from "../bus/bus.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import { CALLBACK_CHANNELS } from "../core/records.ts";
@@ -19,11 +19,11 @@ import type { Platform } from "../platform.ts";
 import {
   enqueueCallback, enqueueMissedCallbacks, listBotsWithPendingCallbacks, listWebhookBotIds,
 } from "../db/webhooks.ts";
-import { REQUEST_TIMEOUT_MS, type BackoffOptions } from "./http.ts";
-import { LeaseKeeper } from "./lease.ts";
-import { AttemptRecorder } from "./recorder.ts";
-import { telegramDelivery } from "./telegram.ts";
-import type { Resolver } from "./ssrf.ts";
+import { REQUEST_TIMEOUT_MS, type BackoffOptions } from "../delivery/http.ts";
+import { LeaseKeeper } from "../delivery/lease.ts";
+import { AttemptRecorder } from "../delivery/recorder.ts";
+import { telegramDelivery } from "../telegram/delivery.ts";
+import type { Resolver } from "../delivery/ssrf.ts";
 import { ALL_WAKE_SUBJECTS, ALL_WEBHOOK_SUBJECTS, botOfSubject, MESSAGE_CREATED_SUBJECTS, type WebhookChanged } from "../core/subjects.ts";
 
 /** Why: how soon a lost wake-up, a new bot or a dead worker's bot is picked up; each scan costs a few queries and a lease attempt per unowned bot. */

@@ -2,14 +2,14 @@
 // facade: updates in Telegram's shape, converted exactly as getUpdates converts them, and
 // Telegram's "webhook reply": a 2xx answer whose body names a `method` is executed as the
 // bot through the facade's own dispatcher, as if the bot had called it over HTTP.
-import type { TelegramDelivery } from "../../actors/webhook.ts";
+import type { TelegramDelivery } from "../delivery/webhook.ts";
 import { findBotById } from "../db/bots.ts";
 import { AppError } from "../core/errors.ts";
-import { fromAppError, TelegramError } from "../http/telegram/errors.ts";
-import { readParams } from "../http/telegram/params.ts";
-import { callMethod, toTelegramUpdates } from "../http/telegram/service.ts";
-import type { Platform } from "../platform.ts";
-import type { ResponseBody } from "./http.ts";
+import { fromAppError, TelegramError } from "./errors.ts";
+import { readParams } from "./params.ts";
+import { callMethod, toTelegramUpdates } from "./methods.ts";
+import type { TelegramDeps } from "./deps.ts";
+import type { ResponseBody } from "../delivery/http.ts";
 
 /** Why: the answer is parsed as a request to the facade would be; this address is never fetched. */
 const REPLY_REQUEST_URL = "http://webhook-reply.invalid/";
@@ -21,7 +21,7 @@ function describe(err: unknown): string | undefined {
   return undefined;
 }
 
-export function telegramDelivery(platform: Platform): TelegramDelivery {
+export function telegramDelivery(platform: TelegramDeps): TelegramDelivery {
   return {
     async shape(botId, updates) {
       const bot = await findBotById(platform.db, botId);

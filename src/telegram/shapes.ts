@@ -1,10 +1,10 @@
 // Native runtime shapes → Telegram's. The native Message names the chat by its chat_id
 // string and the sender by the source's id; Telegram clients need integers, so the
 // conversation number becomes chat.id, the contact number from.id, message_id a number.
-import type { DbBot } from "../../db/bots.ts";
-import type { TelegramChatRow, TelegramMessageRef } from "../../db/telegram.ts";
-import { UPDATE_KINDS, type RuntimeMessage } from "../../core/updates.ts";
-import type { LogUpdate } from "../../updates/log.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { TelegramChatRow, TelegramMessageRef } from "../db/telegram.ts";
+import { UPDATE_KINDS, type RuntimeMessage } from "../core/updates.ts";
+import type { LogUpdate } from "../updates/log.ts";
 import {
   OPERATOR_SIGNATURE, UNNAMED_FIRST_NAME, type TgBotUser, type TgChat, type TgMessage, type TgUpdate, type TgUser,
 } from "./model.ts";

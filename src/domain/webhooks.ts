@@ -4,14 +4,27 @@ import type { DbBot } from "../db/bots.ts";
 import type { Db, Queryable } from "../db/driver.ts";
 import { badRequest } from "../core/errors.ts";
 import { UPDATE_KINDS, type UpdateKind } from "../core/updates.ts";
-import { botActor } from "../http/runtime/service.ts";
-import type { Platform } from "../platform.ts";
+import { botActor } from "./runtime.ts";
+import type { Config } from "../config.ts";
+import type { EventBus } from "../bus/bus.ts";
+import type { Logger } from "../logger.ts";
+import type { UpdateLog } from "../updates/log.ts";
+import type { BotDeps } from "./runtime.ts";
 import {
   clearWebhook, findWebhook, listAttempts, listCallbackDeliveries, upsertWebhook, type DbAttempt, type DbCallbackDelivery,
   type WebhookFormat,
 } from "../db/webhooks.ts";
-import { checkTarget, UrlRefused, type Resolver } from "./ssrf.ts";
+import { checkTarget, UrlRefused, type Resolver } from "../delivery/ssrf.ts";
 import { pollSubject, webhookChangedSubject, type WebhookChanged } from "../core/subjects.ts";
+
+/** What the webhook settings use cases need. */
+export interface WebhookDeps extends BotDeps {
+  config: Pick<Config, "allowPrivateWebhooks">;
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  updates: Pick<UpdateLog, "drop" | "pendingCount">;
+}
 
 /** Telegram's default and ceiling for parallel webhook connections. */
 export const DEFAULT_MAX_CONNECTIONS = 40;
@@ -39,7 +52,7 @@ export interface WebhookInfo {
 
 /** The URL check of set-webhook and of bot creation: http(s), and a public address unless allowed. */
 export async function checkWebhookUrl(
-  config: Pick<Platform["config"], "allowPrivateWebhooks">, url: string, field = "url", resolve?: Resolver,
+  config: Pick<Config, "allowPrivateWebhooks">, url: string, field = "url", resolve?: Resolver,
 ): Promise<void> {
   try {
     await checkTarget(url, { allowPrivate: config.allowPrivateWebhooks, resolve });
@@ -75,7 +88,7 @@ export async function storeWebhook(db: Queryable, botId: string, input: SetWebho
 }
 
 /** Tells every process: parked polls end with 409, workers pick up the new settings. */
-async function announce(platform: Platform, botId: string, change: WebhookChanged, endPolls: boolean): Promise<void> {
+async function announce(platform: WebhookDeps, botId: string, change: WebhookChanged, endPolls: boolean): Promise<void> {
   if (endPolls) {
     await botActor(platform, botId).ask((actor) => actor.endPollForWebhook());
     // Polls parked in other web processes end as if a newer poll had come (also a 409).
@@ -88,7 +101,7 @@ async function announce(platform: Platform, botId: string, change: WebhookChange
 
 /** `format` "telegram": the facade's setWebhook, whose receiver gets Telegram's shapes and may answer with a method. */
 export async function setWebhook(
-  platform: Platform, bot: Pick<DbBot, "id">, input: SetWebhookInput, format: WebhookFormat = "native",
+  platform: WebhookDeps, bot: Pick<DbBot, "id">, input: SetWebhookInput, format: WebhookFormat = "native",
 ): Promise<true> {
   checkInput(input);
   await checkWebhookUrl(platform.config, input.url);
@@ -98,14 +111,14 @@ export async function setWebhook(
   return true;
 }
 
-export async function deleteWebhook(platform: Platform, bot: Pick<DbBot, "id">, dropPendingUpdates = false): Promise<true> {
+export async function deleteWebhook(platform: WebhookDeps, bot: Pick<DbBot, "id">, dropPendingUpdates = false): Promise<true> {
   await clearWebhook(platform.db, bot.id);
   if (dropPendingUpdates) await platform.updates.drop(bot.id);
   await announce(platform, bot.id, { dropped: dropPendingUpdates }, false);
   return true;
 }
 
-export async function getWebhookInfo(platform: Platform, bot: Pick<DbBot, "id">): Promise<WebhookInfo> {
+export async function getWebhookInfo(platform: WebhookDeps, bot: Pick<DbBot, "id">): Promise<WebhookInfo> {
   const [row, pending] = await Promise.all([findWebhook(platform.db, bot.id), platform.updates.pendingCount(bot.id)]);
   const info: WebhookInfo = {
     url: row?.url ?? "",

@@ -1,0 +1,86 @@
+// The conversation write path: every change to a conversation is one ConversationActor
+// message (one transaction) followed by the dispatch of its effects, here and nowhere
+// else, so no caller can forget the dispatch. Intake (API, widget, form plugin), the bot's
+// send/edit/delete, the operator's reply and status/note all go through this module.
+import { ConversationActor, type Accepted, type IncomingInput } from "../actors/conversation.ts";
+import type { ActorSystem } from "../actors/runtime.ts";
+import type { Effects } from "../core/events.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { ConversationStatus, DbConversation } from "../db/conversations.ts";
+import type { Db } from "../db/driver.ts";
+import type { DbMessage } from "../db/messages.ts";
+import type { PublishUpTo } from "../outbox/dispatch.ts";
+
+/** What the conversation use cases need, and nothing more. */
+export interface ConversationDeps {
+  db: Db;
+  actors: ActorSystem;
+  /** Carries out a committed change's events and updates. */
+  dispatch(effects: Effects): Promise<void>;
+  publishOutbox: PublishUpTo;
+}
+
+type BotRef = Pick<DbBot, "id" | "owner_id">;
+
+export function conversationActor(deps: Pick<ConversationDeps, "db" | "actors">, botId: string, chatId: string) {
+  return deps.actors.actorOf("conversation", `${botId}:${chatId}`, () => new ConversationActor(deps.db, botId, chatId));
+}
+
+/** A message from a person, whatever the channel: stored once, its update durable before it is acknowledged. */
+export async function takeIn(deps: ConversationDeps, chatId: string, input: IncomingInput): Promise<Accepted> {
+  const { accepted, effects } = await conversationActor(deps, input.bot.id, chatId).ask((actor) => actor.acceptIncoming(input));
+  await deps.dispatch(effects);
+  // The first attempt may have committed and then failed to publish (NATS away, a crash):
+  // a repeat is acknowledged only once the bot's committed updates are durable in the log.
+  if (accepted.repeated) await deps.publishOutbox(input.bot.id);
+  return accepted;
+}
+
+/** The bot's message into an existing chat (moves new → open, reaches the channel and live views). */
+export async function sendFromBot(
+  deps: ConversationDeps, bot: BotRef, chatId: string, text: string, replyMarkup: Record<string, unknown> | null,
+): Promise<{ message: DbMessage; conversation: DbConversation }> {
+  const { message, conversation, effects } = await conversationActor(deps, bot.id, chatId).ask((actor) =>
+    actor.storeOutgoing(bot, "bot", text, replyMarkup, {}, false),
+  );
+  await deps.dispatch(effects);
+  return { message, conversation };
+}
+
+export async function editFromBot(
+  deps: ConversationDeps, bot: BotRef, conversation: DbConversation, message: DbMessage, text: string, replyMarkup: Record<string, unknown> | null,
+): Promise<DbMessage> {
+  const { message: edited, effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
+    actor.editText(bot, conversation, message, text, replyMarkup),
+  );
+  await deps.dispatch(effects);
+  return edited;
+}
+
+export async function deleteFromBot(deps: ConversationDeps, bot: BotRef, conversation: DbConversation, message: DbMessage): Promise<void> {
+  const { effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) => actor.deleteMessage(bot, conversation, message));
+  await deps.dispatch(effects);
+}
+
+/** The operator's reply: reported to the bot as an operator_message update, and to a callback channel. */
+export async function replyAsOperator(deps: ConversationDeps, conversation: DbConversation, text: string) {
+  // The conversation row already names the bot and its owner: all storeOutgoing needs.
+  const bot = { id: conversation.bot_id, owner_id: conversation.owner_id };
+  const { message, conversation: after, effects, callbackQueued } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
+    actor.storeOutgoing(bot, "operator", text, null, {}, true),
+  );
+  await deps.dispatch(effects);
+  return { message, conversation: after, callbackQueued };
+}
+
+/** The operator's status move and/or note. */
+export async function setStatusAndNote(
+  deps: ConversationDeps, conversation: DbConversation, status: ConversationStatus | null, note: string | null,
+) {
+  const bot = { id: conversation.bot_id, owner_id: conversation.owner_id };
+  const { effects, ...result } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
+    actor.patchMeta(bot, conversation.id, status, note),
+  );
+  await deps.dispatch(effects);
+  return result;
+}

@@ -1,0 +1,155 @@
+// The bot runtime's use cases (DESIGN §5): long polls, the bot's messages, its commands.
+// The native API and the Telegram facade both call these; neither knows HTTP here.
+import { Type } from "@sinclair/typebox";
+import { BotActor, type BotActorDeps } from "../actors/bot.ts";
+import type { DbBot } from "../db/bots.ts";
+import { getCommands, setCommands, type BotCommand } from "../db/commands.ts";
+import { findConversationByChat, findConversationById } from "../db/conversations.ts";
+import { findMessageByBotMessageId } from "../db/messages.ts";
+import type { Db } from "../db/driver.ts";
+import { badRequest, conflict, forbidden, notFound } from "../core/errors.ts";
+import type { RuntimeMessage, RuntimeSender } from "../core/updates.ts";
+import { runtimeMessage } from "../db/view.ts";
+import type { LogUpdate } from "../updates/log.ts";
+import type { ActorSystem } from "../actors/runtime.ts";
+import { deleteFromBot, editFromBot, sendFromBot, type ConversationDeps } from "./conversations.ts";
+
+/** Telegram's getUpdates bounds. */
+export const UPDATES_MAX_LIMIT = 100;
+export const UPDATES_DEFAULT_LIMIT = 100;
+export const POLL_MAX_TIMEOUT_SECONDS = 50;
+export const POLL_DEFAULT_TIMEOUT_SECONDS = 30;
+/** Telegram's command list bounds. */
+export const MAX_COMMANDS = 100;
+export const MAX_COMMAND_DESCRIPTION_LENGTH = 256;
+/** Inline keyboards and the like; generous, but a bounded row. */
+export const MAX_REPLY_MARKUP_BYTES = 10_000;
+
+/** The command list as the native API and the facade validate it (TypeBox, not Elysia: the same JSON Schema). */
+export const BotCommandSchema = Type.Object({
+  command: Type.String({ minLength: 1, maxLength: 33, description: "^[a-z0-9_]{1,32}$; a leading / is stripped" }),
+  description: Type.String({ minLength: 1, maxLength: MAX_COMMAND_DESCRIPTION_LENGTH }),
+});
+export const SetMyCommandsRequest = Type.Object(
+  { commands: Type.Array(BotCommandSchema, { maxItems: MAX_COMMANDS }) },
+  { title: "SetMyCommandsRequest" },
+);
+
+export interface BotDeps {
+  actors: ActorSystem;
+  botDeps: BotActorDeps;
+}
+export type RuntimeDeps = ConversationDeps & BotDeps;
+
+export interface GetUpdatesQuery {
+  offset?: number;
+  limit?: number;
+  timeout?: number;
+}
+export interface SendMessageRequest {
+  chat_id: string;
+  text: string;
+  reply_markup?: Record<string, unknown>;
+}
+export interface EditMessageTextRequest {
+  message_id: string | number;
+  text: string;
+  reply_markup?: Record<string, unknown>;
+}
+
+const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
+
+export function botActor(deps: BotDeps, botId: string) {
+  const ref = deps.actors.actorOf("bot", botId, () => new BotActor(deps.botDeps, botId, (work) => ref.tell(work)));
+  return ref;
+}
+
+export const botSender = (bot: Pick<DbBot, "number" | "name" | "username">): RuntimeSender => ({
+  id: String(bot.number), first_name: bot.name, last_name: null, is_bot: true, username: bot.username,
+});
+
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+
+export interface PollOptions {
+  defaultTimeoutSeconds?: number;
+}
+
+/** Telegram's getUpdates: confirm below offset, clamp limit and timeout, park until an update. */
+export async function getUpdates(platform: BotDeps, bot: DbBot, query: GetUpdatesQuery, options: PollOptions = {}): Promise<LogUpdate[]> {
+  if (bot.webhook_url) throw conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active");
+  const limit = clamp(query.limit ?? UPDATES_DEFAULT_LIMIT, 1, UPDATES_MAX_LIMIT);
+  const timeout = clamp(query.timeout ?? options.defaultTimeoutSeconds ?? POLL_DEFAULT_TIMEOUT_SECONDS, 0, POLL_MAX_TIMEOUT_SECONDS);
+  const { wait } = await botActor(platform, bot.id).ask((actor) =>
+    actor.poll({ offset: query.offset ?? 0, limit, timeoutMs: timeout * 1000 }),
+  );
+  return wait;
+}
+
+function checkReplyMarkup(markup: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  if (markup === undefined) return null;
+  if (JSON.stringify(markup).length > MAX_REPLY_MARKUP_BYTES) throw badRequest(`reply_markup: larger than ${MAX_REPLY_MARKUP_BYTES} bytes`);
+  return markup;
+}
+
+/** Sends into an existing chat of this bot; moves new → open; reaches the channel and live views. */
+export async function sendMessage(platform: RuntimeDeps, bot: DbBot, body: SendMessageRequest): Promise<RuntimeMessage> {
+  const replyMarkup = checkReplyMarkup(body.reply_markup);
+  const conversation = await findConversationByChat(platform.db, bot.id, body.chat_id);
+  if (!conversation) throw notFound("chat");
+  await botActor(platform, bot.id).ask((actor) => actor.takeSendToken());
+  const { message, conversation: after } = await sendFromBot(platform, bot, conversation.chat_id, body.text, replyMarkup);
+  return runtimeMessage(message, after, undefined, botSender(bot));
+}
+
+/** Only this bot's own runtime messages, and only when they are still there. */
+async function ownRuntimeMessage(platform: { db: Db }, bot: DbBot, messageId: string | number) {
+  const message = await findMessageByBotMessageId(platform.db, bot.id, Number(messageId));
+  if (!message || message.deleted_at) throw notFound("message");
+  if (message.sender !== "bot") throw forbidden("only messages sent by this bot through the runtime API can be changed");
+  const conversation = (await findConversationById(platform.db, message.conversation_id))!;
+  return { message, conversation };
+}
+
+export async function editMessageText(platform: ConversationDeps, bot: DbBot, body: EditMessageTextRequest): Promise<RuntimeMessage> {
+  const replyMarkup = checkReplyMarkup(body.reply_markup);
+  const { message, conversation } = await ownRuntimeMessage(platform, bot, body.message_id);
+  if (message.text === body.text && (replyMarkup === null || JSON.stringify(replyMarkup) === JSON.stringify(message.reply_markup))) {
+    throw badRequest("message is not modified: the new text is the same as the current one", "not_modified");
+  }
+  const edited = await editFromBot(platform, bot, conversation, message, body.text, replyMarkup);
+  return runtimeMessage(edited, conversation, undefined, botSender(bot));
+}
+
+export async function deleteMessage(platform: ConversationDeps, bot: DbBot, messageId: string | number): Promise<true> {
+  const { message, conversation } = await ownRuntimeMessage(platform, bot, messageId);
+  await deleteFromBot(platform, bot, conversation, message);
+  return true;
+}
+
+/** DESIGN §6: command ^[a-z0-9_]{1,32}$ after stripping one leading "/"; description 1..256. */
+export function normaliseCommands(commands: BotCommand[]): BotCommand[] {
+  return commands.map((c, i) => {
+    const command = c.command.replace(/^\//, "");
+    if (!COMMAND_NAME.test(command)) {
+      throw badRequest(`commands.${i}.command: must match ^[a-z0-9_]{1,32}$ (lowercase letters, digits, underscore)`);
+    }
+    if (c.description.trim() === "") throw badRequest(`commands.${i}.description: must not be blank`);
+    return { command, description: c.description };
+  });
+}
+
+export async function setMyCommands(platform: { db: Db }, bot: DbBot, commands: BotCommand[]): Promise<true> {
+  await setCommands(platform.db, bot.id, normaliseCommands(commands));
+  return true;
+}
+
+export const getMyCommands = (platform: { db: Db }, bot: DbBot) => getCommands(platform.db, bot.id);
+
+export async function deleteMyCommands(platform: { db: Db }, bot: DbBot): Promise<true> {
+  await setCommands(platform.db, bot.id, []);
+  return true;
+}
+
+export const botInfo = (bot: DbBot) => ({
+  id: bot.id, number: bot.number, is_bot: true as const, first_name: bot.name, username: bot.username, description: bot.description,
+});

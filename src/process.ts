@@ -1,0 +1,78 @@
+// Process lifecycle shared by every entry point: configuration (exit 1 with a sentence),
+// the logger, SIGTERM/SIGINT draining, and the worker-only roles. It does not load the HTTP
+// front, so the `webhook` and `push` processes never import Elysia (src/server.ts does).
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
+import { startWebhookWorker } from "./workers/webhook.ts";
+import { startPushWorker } from "./workers/push.ts";
+
+/** A process that runs until SIGTERM: what it serves, and how it drains. */
+export interface Running {
+  describe: string;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+export type Role = "all" | "web" | "webhook" | "push";
+
+export interface Worker {
+  stop(): Promise<void>;
+}
+
+/** Processes that run one worker and no HTTP front. */
+const WORKER_ROLES: Record<WorkerRole, { describe: string; start(platform: Platform): Promise<Worker> }> = {
+  webhook: { describe: "delivering webhooks and channel callbacks", start: startWebhookWorker },
+  push: { describe: "sending operator push notifications", start: startPushWorker },
+};
+
+export type WorkerRole = "webhook" | "push";
+
+/** Opens a worker-only process: the platform and one worker, no HTTP. */
+export async function startWorkerRole(role: WorkerRole, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
+  const { describe, start } = WORKER_ROLES[role];
+  const platform = await openPlatform(config, logger, { processName: role, ...overrides });
+  const worker = await start(platform);
+  return {
+    describe,
+    async stop() {
+      platform.beginShutdown();
+      await worker.stop();
+      await platform.close();
+    },
+  };
+}
+
+export type StartRole = (role: Role, config: Config, logger: Logger, overrides: OpenOptions) => Promise<Running>;
+
+/** Entry for every process: exits 1 with a clear sentence on bad configuration. */
+export async function runProcess(role: Role, startRole: StartRole, overrides: OpenOptions = {}): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error(`configuration error: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const logger = createLogger(config);
+  let running: Running;
+  try {
+    running = await startRole(role, config, logger, overrides);
+  } catch (err) {
+    if (err instanceof StartupError || err instanceof ConfigError) {
+      logger.fatal(err.message);
+      console.error(`startup error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  logger.info({ url: running.url, mode: config.mode, role }, running.describe);
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, "draining");
+    await running.stop();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}

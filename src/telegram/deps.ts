@@ -1,0 +1,5 @@
+// What the facade core uses: the native runtime and webhook use cases it translates to.
+import type { RuntimeDeps } from "../domain/runtime.ts";
+import type { WebhookDeps } from "../domain/webhooks.ts";
+
+export type TelegramDeps = RuntimeDeps & WebhookDeps;
