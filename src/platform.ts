@@ -18,7 +18,7 @@ import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateS
 import type { BotActorDeps } from "./actors/bot.ts";
 import { wakeSubject } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
-import { RateLimiter } from "./ratelimit.ts";
+import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog } from "./updates/sql.ts";
@@ -61,7 +61,7 @@ export interface Platform {
   /** Aborted when the process starts draining: parked polls answer at once. */
   stopping: AbortSignal;
   botDeps: BotActorDeps;
-  /** Per-process request counters for public endpoints and logins. */
+  /** Request counters for public endpoints and logins: shared through NATS in production, per process embedded. */
   limiter: RateLimiter;
   /** First step of a drain: ends parked long polls with an empty result. */
   beginShutdown(): void;
@@ -83,6 +83,12 @@ export interface OpenOptions {
   now?: () => number;
   /** 0 turns the periodic outbox relay off (tests run it by hand). */
   relayIntervalMs?: number;
+  /**
+   * With NATS, platforms with the same scope share rate-limit counters. Default: the whole
+   * deployment, except on a borrowed database (a test's platform), which counts alone so
+   * tests do not spend each other's limits.
+   */
+  limitScope?: string;
 }
 
 export async function openNats(config: Config, name: string): Promise<NatsConnection | undefined> {
@@ -123,6 +129,11 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const natsHealth = nats ? watchNats(nats) : undefined;
+  const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
+    store: await kvCounterStore(nats),
+    scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
+    onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
+  } : undefined);
   const sink: UpdateSink = {
     async publishUpdate(update) {
       await updates.append(update.botId, { update_id: update.updateId, payload: update.payload });
@@ -156,7 +167,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       log: updates, bus, instanceId: randomUUID(), rateLimits: config.rateLimits,
       sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
     },
-    limiter: new RateLimiter(config.rateLimits, options.now),
+    limiter,
     dispatch: createDispatcher({ bus, logger, publishUpTo: publishOutbox }),
     publishOutbox,
     async health() {
@@ -168,6 +179,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       stopping.abort();
       relay.stop();
       await actors.close();
+      await limiter.close();
       await leases.close();
       await updates.close();
       await bus.close();

@@ -16,6 +16,37 @@ export const WAKE_BATCH_MS = 1;
 
 const TERMINATED_BY_OTHER_POLL = "terminated by other get-updates request";
 
+/**
+ * Why: parked polls need no cap (a newer poll ends the older one, here or in another
+ * process, so each process parks at most one per bot), but polls still queued in the bot's
+ * mailbox, each only to end the one before it with 409, would crowd out the bot's sends.
+ * A client polls once at a time; a few more cover a restart's overlap.
+ */
+export const MAX_QUEUED_POLLS_PER_BOT = 8;
+/** Why: a queued poll leaves the mailbox within milliseconds; a second is plenty to wait. */
+export const QUEUED_POLLS_RETRY_AFTER_SECONDS = 1;
+
+const queuedPolls = new WeakMap<BotActorDeps, Map<string, number>>();
+
+/**
+ * Runs `enqueue` (a poll's trip through the bot's mailbox, until it is parked or answered)
+ * unless MAX_QUEUED_POLLS_PER_BOT of this bot's polls are already on that trip: then 429.
+ */
+export async function admitPoll<T>(deps: BotActorDeps, botId: string, enqueue: () => Promise<T>): Promise<T> {
+  let counts = queuedPolls.get(deps);
+  if (!counts) queuedPolls.set(deps, (counts = new Map()));
+  const queued = counts.get(botId) ?? 0;
+  if (queued >= MAX_QUEUED_POLLS_PER_BOT) throw rateLimited(QUEUED_POLLS_RETRY_AFTER_SECONDS);
+  counts.set(botId, queued + 1);
+  try {
+    return await enqueue();
+  } finally {
+    const left = (counts.get(botId) ?? 1) - 1;
+    if (left > 0) counts.set(botId, left);
+    else counts.delete(botId);
+  }
+}
+
 export interface PollRequest {
   offset: number;
   limit: number;

@@ -1,7 +1,7 @@
 // One delivery attempt over HTTP, shared by webhooks and channel callbacks: the SSRF check
 // at delivery time, a POST with a hard timeout, no redirects, and an outcome the caller can
 // log and back off on. Never throws: every failure is an outcome.
-import { checkTarget, UrlRefused, type UrlPolicy } from "./ssrf.ts";
+import { pinnedRequest, resolveTarget, UrlRefused, type CheckedTarget, type UrlPolicy } from "./ssrf.ts";
 
 /** Why: Telegram gives a webhook about this long; a receiver slower than that is treated as down. */
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -13,7 +13,11 @@ export const BACKOFF_CAP_MS = 60_000;
 export const RETRY_AFTER_CAP_MS = 3600_000;
 /** Why: enough of a failing response's body to tell what went wrong, small enough for the log. */
 const ERROR_BODY_CHARS = 200;
-/** Why: resolving the host per request would cost a DNS round trip each; the verdict is short-lived. */
+/**
+ * Why: resolving the host per request would cost a DNS round trip each. Requests within it
+ * connect to the addresses checked at its start (never a fresh lookup), so the cache only
+ * delays seeing a DNS change; it never lets a rebound name through.
+ */
 const TARGET_CACHE_MS = 10_000;
 /** Why: bounds the verdict cache; past it the cache simply starts over. */
 const TARGET_CACHE_MAX = 10_000;
@@ -91,26 +95,32 @@ async function success(res: Response, options: PostOptions, latencyMs: () => num
 }
 
 /** Per policy, since a test's injected resolver must not answer for the system one. */
-const verdictCaches = new WeakMap<UrlPolicy, Map<string, { at: number; refusal?: string }>>();
+const verdictCaches = new WeakMap<UrlPolicy, Map<string, { at: number; refusal?: string; addresses: string[] }>>();
 
-/** checkTarget with a short cache of its verdict per URL origin. */
-async function refusalOf(url: string, policy: UrlPolicy): Promise<string | undefined> {
-  if (policy.allowPrivate) return undefined;
+/**
+ * resolveTarget with a short cache per URL origin: either why the URL is refused, or where to
+ * connect. The cached addresses are the checked ones, so a name rebound meanwhile is never
+ * looked up again before the connection.
+ */
+async function targetOf(url: string, policy: UrlPolicy): Promise<{ refusal: string } | { target: CheckedTarget }> {
+  const parsed = new URL(url);
+  if (policy.allowPrivate) return { target: { url: parsed, addresses: [] } };
   let verdicts = verdictCaches.get(policy);
   if (!verdicts) verdictCaches.set(policy, (verdicts = new Map()));
-  const key = new URL(url).origin;
-  const cached = verdicts.get(key);
-  if (cached && Date.now() - cached.at < TARGET_CACHE_MS) return cached.refusal;
-  let refusal: string | undefined;
-  try {
-    await checkTarget(url, policy);
-  } catch (err) {
-    if (!(err instanceof UrlRefused)) throw err;
-    refusal = `refused: ${err.message}`;
+  const key = parsed.origin;
+  let cached = verdicts.get(key);
+  if (!cached || Date.now() - cached.at >= TARGET_CACHE_MS) {
+    cached = { at: Date.now(), addresses: [] };
+    try {
+      cached.addresses = (await resolveTarget(url, policy)).addresses;
+    } catch (err) {
+      if (!(err instanceof UrlRefused)) throw err;
+      cached.refusal = `refused: ${err.message}`;
+    }
+    if (verdicts.size >= TARGET_CACHE_MAX) verdicts.clear();
+    verdicts.set(key, cached);
   }
-  if (verdicts.size >= TARGET_CACHE_MAX) verdicts.clear();
-  verdicts.set(key, { at: Date.now(), refusal });
-  return refusal;
+  return cached.refusal ? { refusal: cached.refusal } : { target: { url: parsed, addresses: cached.addresses } };
 }
 
 /** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
@@ -138,16 +148,18 @@ export function backoffMs(failures: number, options: BackoffOptions = {}, retryA
 export async function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<Outcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const refusal = await refusalOf(url, options.policy).catch((err: Error) => `refused: ${err.message}`);
-  if (refusal) return { ok: false, latencyMs: elapsed(), error: refusal };
+  const verdict = await targetOf(url, options.policy).catch((err: Error) => ({ refusal: `refused: ${err.message}` }));
+  if ("refusal" in verdict) return { ok: false, latencyMs: elapsed(), error: verdict.refusal };
+  const pinned = pinnedRequest(verdict.target);
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
-    const res = await fetch(url, {
+    const res = await fetch(pinned.url, {
       method: "POST",
       body,
-      headers: { "content-type": "application/json", ...headers },
+      headers: { "content-type": "application/json", ...headers, ...pinned.headers },
+      tls: pinned.tls,
       // A redirect could point at a private address the guard never saw: it counts as a failure.
       redirect: "manual",
       signal,

@@ -5,9 +5,10 @@
 // (DNS may change between the two). Redirects are never followed (see http.ts), so a public
 // URL cannot bounce a request to a private one.
 //
-// Residual risk, documented in docs/decisions.md: fetch resolves the name again, so a DNS
-// server answering differently within a few milliseconds (rebinding) could still win.
-// `resolveTarget` returns the checked addresses so a sender can connect to exactly those.
+// DNS rebinding: a name that resolves to a public address for the check and to a private
+// one a moment later would win if the sender resolved it again. `resolveTarget` returns the
+// checked addresses and `pinnedRequest` connects to one of them (Host header and TLS name
+// stay the URL's), so nothing is resolved between check and connect.
 import { lookup } from "node:dns/promises";
 import { isIPv4, isIPv6 } from "node:net";
 
@@ -182,4 +183,33 @@ export async function resolveTarget(raw: string, policy: UrlPolicy): Promise<Che
 /** resolveTarget for callers that only need the verdict. */
 export async function checkTarget(raw: string, policy: UrlPolicy): Promise<URL> {
   return (await resolveTarget(raw, policy)).url;
+}
+
+/** Where and how to send so the connection goes to a checked address, not a fresh lookup. */
+export interface PinnedRequest {
+  /** The URL with its host replaced by the checked address (unchanged when nothing was resolved). */
+  url: string;
+  /** The URL's own Host, sent to the address so virtual hosting still works. */
+  headers: Record<string, string>;
+  /** Bun's fetch: SNI and the certificate check use the hostname, not the address connected to. */
+  tls?: { serverName: string };
+}
+
+/**
+ * The fetch arguments that connect to `target.addresses[0]`. Every address was checked, so
+ * any would do; the first is what a resolver prefers. Without addresses (private targets
+ * allowed) or for an IP literal the URL is used as it is.
+ */
+export function pinnedRequest(target: CheckedTarget): PinnedRequest {
+  const { url, addresses } = target;
+  const address = addresses[0];
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (address === undefined || address === host) return { url: url.href, headers: {} };
+  const pinned = new URL(url.href);
+  pinned.hostname = isIPv6(address) ? `[${address}]` : address;
+  return {
+    url: pinned.href,
+    headers: { host: url.host },
+    ...(url.protocol === "https:" ? { tls: { serverName: url.hostname } } : {}),
+  };
 }

@@ -1,9 +1,10 @@
 // Sends one Web Push message. web-push builds the request (VAPID JWT, aes128gcm payload
 // encryption); we send it ourselves so the SSRF guard, the timeout and http endpoints in
-// tests are under our control.
+// tests are under our control, and so the request goes to the very address the guard checked
+// (a second lookup would let a rebound name reach a private address).
 import webPush from "web-push";
 import type { DbPushSubscription } from "../db/push.ts";
-import { checkTarget, type UrlPolicy } from "./ssrf.ts";
+import { pinnedRequest, resolveTarget, type CheckedTarget, type UrlPolicy } from "./ssrf.ts";
 import type { VapidKeys } from "./vapid.ts";
 
 /** A push service answers in well under a second; a hung one must not hold the worker. */
@@ -28,8 +29,9 @@ export async function sendPush(
   subject: string,
   policy: UrlPolicy,
 ): Promise<{ outcome: PushOutcome; status: number | null; error?: string }> {
+  let target: CheckedTarget;
   try {
-    await checkTarget(subscription.endpoint, policy);
+    target = await resolveTarget(subscription.endpoint, policy);
   } catch (err) {
     return { outcome: "gone", status: null, error: (err as Error).message };
   }
@@ -43,9 +45,11 @@ export async function sendPush(
     },
   );
   try {
-    const res = await fetch(request.endpoint, {
+    const pinned = pinnedRequest({ url: new URL(request.endpoint), addresses: target.addresses });
+    const res = await fetch(pinned.url, {
       method: request.method,
-      headers: request.headers as Record<string, string>,
+      headers: { ...(request.headers as Record<string, string>), ...pinned.headers },
+      tls: pinned.tls,
       body: new Uint8Array(request.body as Buffer),
       redirect: "manual",
       signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),

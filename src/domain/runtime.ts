@@ -1,7 +1,7 @@
 // The bot runtime's use cases (DESIGN §5): long polls, the bot's messages, its commands.
 // The native API and the Telegram facade both call these; neither knows HTTP here.
 import { Type } from "@sinclair/typebox";
-import { BotActor, type BotActorDeps } from "../actors/bot.ts";
+import { admitPoll, BotActor, type BotActorDeps } from "../actors/bot.ts";
 import type { DbBot } from "../db/bots.ts";
 import { getCommands, setCommands, type BotCommand } from "../db/commands.ts";
 import { findConversationByChat, findConversationById } from "../db/conversations.ts";
@@ -79,8 +79,8 @@ export async function getUpdates(platform: BotDeps, bot: DbBot, query: GetUpdate
   if (bot.webhook_url) throw conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active");
   const limit = clamp(query.limit ?? UPDATES_DEFAULT_LIMIT, 1, UPDATES_MAX_LIMIT);
   const timeout = clamp(query.timeout ?? options.defaultTimeoutSeconds ?? POLL_DEFAULT_TIMEOUT_SECONDS, 0, POLL_MAX_TIMEOUT_SECONDS);
-  const { wait } = await botActor(platform, bot.id).ask((actor) =>
-    actor.poll({ offset: query.offset ?? 0, limit, timeoutMs: timeout * 1000 }),
+  const { wait } = await admitPoll(platform.botDeps, bot.id, () =>
+    botActor(platform, bot.id).ask((actor) => actor.poll({ offset: query.offset ?? 0, limit, timeoutMs: timeout * 1000 })),
   );
   return wait;
 }

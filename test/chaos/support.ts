@@ -5,7 +5,7 @@
 import { test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Proc, probe, ROOT, waitFor, freePort } from "./process.ts";
+import { freePort, onCleanup, Proc, probe, ROOT, waitFor } from "./process.ts";
 import { HAVE_SERVICES, NATS_SERVER, PG_BIN } from "./services.ts";
 import type { Attempt } from "./traffic.ts";
 
@@ -117,6 +117,7 @@ export class ReadyWatch {
   private readonly done: Promise<void>;
 
   constructor(url: string, everyMs = 250) {
+    onCleanup(() => void (this.running = false));
     this.done = (async () => {
       while (this.running) {
         const at = Date.now();

@@ -1,6 +1,7 @@
 // Chaos harness, traffic: senders that behave like real clients (retry the same
 // client_message_id until acknowledged), a get-updates reader, a flaky webhook receiver, and
 // the checker that turns what they saw into a verdict with details.
+import { onCleanup } from "./process.ts";
 
 export interface Attempt {
   url: string;
@@ -115,6 +116,8 @@ export class Load {
     this.chats = options.senders * options.chatsPerSender;
     this.perChat = Math.ceil(options.messages / this.chats);
     this.planned = this.perChat * this.chats;
+    // A scenario that failed half-way must not leave senders running into the next file.
+    onCleanup(() => this.stop());
   }
 
   async start(): Promise<void> {
@@ -196,6 +199,7 @@ export class Reader {
   constructor(private readonly urls: () => string[], private readonly bot: Bot, private readonly pollSeconds = 2) {}
 
   start(): this {
+    onCleanup(() => void (this.running = false));
     this.done = this.loop();
     return this;
   }
