@@ -14,7 +14,7 @@ const LAYERS = [
   { name: "telegram", paths: ["src/telegram/"] },
   { name: "domain", paths: ["src/domain/"] },
   { name: "actors", paths: ["src/actors/", "src/delivery/"] },
-  { name: "ports", paths: ["src/bus/", "src/updates/", "src/leases/", "src/outbox/"] },
+  { name: "ports", paths: ["src/bus/", "src/updates/", "src/leases/", "src/queue/", "src/outbox/"] },
   { name: "db", paths: ["src/db/"] },
   { name: "core", paths: ["src/core/"] },
 ];

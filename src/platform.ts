@@ -27,6 +27,9 @@ import { connectNats, watchNats, type NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
 import { jetStreamLeases } from "./leases/jetstream.ts";
+import type { EventQueue } from "./queue/queue.ts";
+import { memoryQueue } from "./queue/memory.ts";
+import { jetStreamQueue } from "./queue/jetstream.ts";
 
 /** Why: a dead webhook worker's bots are taken over within this; renewing every third of it is cheap. */
 export const LEASE_TTL_MS = 10_000;
@@ -57,6 +60,8 @@ export interface Platform {
   relay: OutboxRelay;
   /** Single-owner work (one webhook deliverer per bot): JetStream KV in production, in-process when embedded. */
   leases: Leases;
+  /** Events each handled by one process (push): a durable JetStream consumer in production, the in-process bus when embedded. */
+  queue: EventQueue;
   leaseTtlMs: number;
   /** Aborted when the process starts draining: parked polls answer at once. */
   stopping: AbortSignal;
@@ -128,6 +133,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const bus = nats ? natsBus(nats) : memoryBus();
   const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
+  const queue = nats ? jetStreamQueue(nats) : memoryQueue(bus);
   const natsHealth = nats ? watchNats(nats) : undefined;
   const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
     store: await kvCounterStore(nats),
@@ -161,6 +167,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     updates,
     relay,
     leases,
+    queue,
     leaseTtlMs: LEASE_TTL_MS,
     stopping: stopping.signal,
     botDeps: {
