@@ -6,7 +6,7 @@ import { MAX_WEBHOOK_REPLY_BYTES } from "../../src/delivery/webhook.ts";
 import { postJson, type ResponseBody } from "../../src/delivery/http.ts";
 import { telegramDelivery } from "../../src/telegram/delivery.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
-import { startReceiver, type Receiver } from "../webhooks/support.ts";
+import { startReceiver, type Receiver } from "../delivery/support.ts";
 
 const POLICY = { allowPrivate: true };
 const json = (value: unknown): ResponseBody => ({ headers: { "content-type": "application/json" }, bytes: new TextEncoder().encode(JSON.stringify(value)) });

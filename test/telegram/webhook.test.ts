@@ -9,7 +9,7 @@ import { Telegraf } from "telegraf";
 import { message } from "telegraf/filters";
 import type { Update } from "telegraf/types";
 import { MODE } from "../support/harness.ts";
-import { startReceiver, testWorker, until, type Receiver } from "../webhooks/support.ts";
+import { startReceiver, testWorker, until, type Receiver } from "../delivery/support.ts";
 import type { WebhookWorker } from "../../src/workers/webhook.ts";
 import {
   botTexts, exchange, inboxConversation, newVisitor, say, startFacade, waitForHistory, type Facade, type FacadeBot,

@@ -1,7 +1,7 @@
 // set-webhook, get-webhook-info, delete-webhook and the delivery log endpoints (no worker).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createTestBot, registerUser, testClient, type Client, type TestUser } from "../support/harness.ts";
-import { incoming } from "./support.ts";
+import { incoming } from "../delivery/support.ts";
 
 let client: Client;
 let alice: TestUser;
