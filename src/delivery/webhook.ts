@@ -1,7 +1,7 @@
 // WebhookActor: one per bot whose delivery lease this worker holds. Reads the bot's update log
 // from the first unconfirmed update, POSTs each Update to the webhook, keeps order within a
 // chat while up to max_connections chats are in flight, and records its progress
-// (src/webhooks/progress.ts): the log is confirmed only over the contiguous prefix already
+// (delivery/progress.ts): the log is confirmed only over the contiguous prefix already
 // delivered (updates are delivered out of order across chats, but confirm(below) forgets
 // everything below, so it may never pass one still undelivered), and what was delivered
 // beyond that prefix is written down, so the next holder of the lease skips it.

@@ -1,5 +1,5 @@
 // The Telegram-compatible facade's methods (DESIGN §11): each reads Telegram's parameters,
-// calls the native runtime service (src/http/runtime/service.ts) with them translated,
+// calls the native runtime service (src/domain/runtime.ts) with them translated,
 // and writes the answer in Telegram's shapes. Nothing here stores or decides on its own.
 import type { DbBot } from "../db/bots.ts";
 import { findTelegramChatByChatId, findTelegramChatByNumber, findTelegramMessageRefs, type TelegramChatRow, type TelegramMessageRef } from "../db/telegram.ts";
