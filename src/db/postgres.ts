@@ -49,21 +49,37 @@ function isClosedSocketWrite(err: unknown): boolean {
   return e instanceof TypeError && /socket\.write|reading 'write'/.test(e.message) && /postgres[\\/](cjs[\\/])?src[\\/]connection\.js/.test(e.stack ?? "");
 }
 
+/** Pools to replace when one of their connections is found broken (see openPostgres). */
+const openPools = new Set<() => void>();
+
 let guardInstalled = false;
 function guardClosedSocketWrites(): void {
   if (guardInstalled) return;
   guardInstalled = true;
   process.on("uncaughtException", (err) => {
-    if (isClosedSocketWrite(err)) return;
+    if (isClosedSocketWrite(err)) {
+      // The connection that threw keeps a write scheduled forever: its pool is replaced.
+      for (const replace of openPools) replace();
+      return;
+    }
     // Keep the default behaviour for everything else: report and exit.
     console.error(err);
     process.exit(1);
   });
 }
 
+/**
+ * Why: after a PostgreSQL restart some postgres.js connections (on Bun) stay stuck
+ * connecting or with queued queries for 10-60 s although the server is back (measured);
+ * a query past its deadline replaces the whole pool, at most this often.
+ */
+const POOL_REPLACE_INTERVAL_MS = 2000;
+/** Why: queries still running on a replaced pool get this long to finish before it is closed. */
+const OLD_POOL_GRACE_SECONDS = 2;
+
 export async function openPostgres(url: string): Promise<Db> {
   guardClosedSocketWrites();
-  const sql = postgres(url, {
+  const connect = () => postgres(url, {
     max: POOL_SIZE,
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     onnotice: () => {},
@@ -71,9 +87,20 @@ export async function openPostgres(url: string): Promise<Db> {
       bigint: { to: INT8_OID, from: [INT8_OID], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
     },
   });
+  let sql = connect();
+  let replacedAt = Date.now();
+  let closed = false;
+  const replacePool = () => {
+    if (closed || Date.now() - replacedAt < POOL_REPLACE_INTERVAL_MS) return;
+    replacedAt = Date.now();
+    const old = sql;
+    sql = connect();
+    void old.end({ timeout: OLD_POOL_GRACE_SECONDS }).catch(() => undefined);
+  };
+  openPools.add(replacePool);
   // Inside a transaction the transaction's own deadline applies; once it has passed, the
   // remaining queries are refused so the work rolls back instead of committing unseen.
-  const inTransaction = (tx: typeof sql, abandoned: () => boolean): Queryable => ({
+  const inTransaction = (tx: postgres.Sql, abandoned: () => boolean): Queryable => ({
     async query<T>(text: string, params: unknown[] = []) {
       if (abandoned()) throw new DatabaseTimeout();
       // Named prepared statements: each distinct query is parsed once per connection, not per call.
@@ -88,7 +115,10 @@ export async function openPostgres(url: string): Promise<Db> {
     kind: "postgres",
     async query<T>(text: string, params: unknown[] = []) {
       const q = sql.unsafe(text, params as never[], { prepare: true });
-      return (await withDeadline(q, QUERY_DEADLINE_MS, () => q.cancel())) as unknown as T[];
+      return (await withDeadline(q, QUERY_DEADLINE_MS, () => {
+        q.cancel();
+        replacePool();
+      })) as unknown as T[];
     },
     async exec(script: string) {
       // Migrations: no deadline, a long one is not an outage.
@@ -97,20 +127,26 @@ export async function openPostgres(url: string): Promise<Db> {
     async transaction(fn) {
       let abandoned = false;
       const work = sql.begin(async (tx) => {
-        const inner = inTransaction(tx as unknown as typeof sql, () => abandoned);
+        const inner = inTransaction(tx as unknown as postgres.Sql, () => abandoned);
         if (abandoned) throw new DatabaseTimeout();
         const result = await fn(inner);
         // Roll back: the caller has already been told this failed.
         if (abandoned) throw new DatabaseTimeout();
         return result;
       });
-      return (await withDeadline(work, QUERY_DEADLINE_MS, () => (abandoned = true))) as never;
+      return (await withDeadline(work, QUERY_DEADLINE_MS, () => {
+        abandoned = true;
+        replacePool();
+      })) as never;
     },
     async ping() {
       const q = sql.unsafe("select 1");
+      // No replacement here: under load a ping may wait its turn longer than this.
       return withDeadline(q, PING_TIMEOUT_MS, () => q.cancel()).then(() => true, () => false);
     },
     async close() {
+      closed = true;
+      openPools.delete(replacePool);
       await sql.end({ timeout: 5 });
     },
   };
