@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { findBotByIntegrationKey } from "../../db/bots.ts";
-import { notFound } from "../../core/errors.ts";
+import type { DbBot } from "../../db/bots.ts";
 import type { Platform } from "../../platform.ts";
 import { MAX_TEXT_LENGTH } from "../../core/limits.ts";
 import type { AcceptedMessage } from "../messages/model.ts";
 import { takeIn } from "../../domain/conversations.ts";
-import { limitPublic, requireActiveChannel, toAccepted } from "../messages/service.ts";
+import { requireActiveChannel, toAccepted } from "../messages/service.ts";
 import type { FormSubmission } from "./model.ts";
 
 const digits = (phone: string) => phone.replace(/[^\d+]/g, "");
@@ -31,11 +30,8 @@ export function renderForm(form: FormSubmission): string {
   return text.length > MAX_TEXT_LENGTH ? `${text.slice(0, MAX_TEXT_LENGTH - 1)}…` : text;
 }
 
-export async function acceptFormSubmission(platform: Platform, form: FormSubmission, ip: string): Promise<AcceptedMessage> {
-  limitPublic(platform, ip);
-  const bot = await findBotByIntegrationKey(platform.db, form.integration_key);
-  if (!bot) throw notFound("integration");
-  limitPublic(platform, ip, bot.id);
+/** `bot` is the one the integration_key names, already limited (http/public.ts). */
+export async function acceptFormSubmission(platform: Platform, bot: DbBot, form: FormSubmission): Promise<AcceptedMessage> {
   await requireActiveChannel(platform, bot.id, "sitecms");
   const chatId = formChatId(form);
   const email = form.contact_email?.trim() ?? null;

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { errors, Ok, ok } from "../envelope.ts";
-import { clientIp } from "../client.ts";
+import { publicAccess } from "../public.ts";
 import { feature } from "../feature.ts";
 import { Message } from "../inbox/model.ts";
 import { AcceptedMessage, HistoryQuery, IdempotencyHeaders, IncomingMessageRequest } from "./model.ts";
@@ -9,8 +9,9 @@ import { acceptMessage, chatHistory } from "./service.ts";
 
 export const messageRoutes = (platform: Platform) =>
   feature({ prefix: "/api/messages", tags: ["Messages"] })
-    .post("", async ({ body, headers, request }) =>
-      ok(await acceptMessage(platform, body, headers["idempotency-key"], clientIp(request), request.headers.get("origin"))), {
+    .use(publicAccess(platform))
+    .post("", async ({ publicBot, body, headers }) => ok(await acceptMessage(platform, publicBot, body, headers["idempotency-key"])), {
+      publicBot: { from: "body", limit: true, origin: true },
       body: IncomingMessageRequest,
       headers: IdempotencyHeaders,
       response: { 200: Ok(AcceptedMessage), ...errors(400, 403, 404, 413, 429, 503) },
@@ -20,8 +21,8 @@ export const messageRoutes = (platform: Platform) =>
           "Selects the bot by bot_id or widget_key. A repeat with the same metadata.client_message_id (or Idempotency-Key header) returns the first result and creates nothing.",
       },
     })
-    .get("", async ({ query, request }) =>
-      ok(await chatHistory(platform, query, clientIp(request), request.headers.get("origin"))), {
+    .get("", async ({ publicBot, query }) => ok(await chatHistory(platform, publicBot, query)), {
+      publicBot: { from: "query", origin: true },
       query: HistoryQuery,
       response: { 200: Ok(t.Array(Message)), ...errors(400, 403, 404, 429) },
       detail: { summary: "Message history of a web or widget chat (oldest first)" },

@@ -8,9 +8,7 @@ import { findConversationByChat } from "../../db/conversations.ts";
 import { listConversationMessages } from "../../db/messages.ts";
 import { badRequest, forbidden, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
-import { MINUTE_MS } from "../../ratelimit.ts";
 import type { ChannelType } from "../channels/model.ts";
-import { checkWidgetOrigin } from "../cors.ts";
 import type { Message } from "../inbox/model.ts";
 import { toMessage } from "../../db/view.ts";
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type AcceptedMessage, type HistoryQuery, type IncomingMessageRequest } from "./model.ts";
@@ -19,14 +17,6 @@ import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type AcceptedMessage, type Hi
 const MILLISECOND_THRESHOLD = 1e12;
 /** Public history is for chats a visitor owns in a browser; CRM/e-mail/form chats stay private. */
 export const PUBLIC_HISTORY_CHANNELS: ReadonlySet<string> = new Set(["web", "website", "widget"]);
-
-/**
- * Public endpoints are limited per client IP and, once the bot is known, per bot (DESIGN §7).
- * The per-IP count is taken on arrival (http/guard.ts) so requests failing validation count too.
- */
-export function limitPublic(platform: Platform, _ip: string, botId?: string): void {
-  if (botId) platform.limiter.take(`public-bot:${botId}`, platform.config.limits.publicPerBot, MINUTE_MS);
-}
 
 /** bot_id or widget_key; both must name the same bot; neither is 400; unknown is 404. */
 export async function selectBot(platform: Platform, botId: string | undefined, widgetKey: string | undefined): Promise<DbBot> {
@@ -75,13 +65,10 @@ export function planIncoming(body: IncomingMessageRequest, selectedByWidgetKey: 
   };
 }
 
+/** `bot` is the one the request names, already limited and origin-checked (http/public.ts). */
 export async function acceptMessage(
-  platform: Platform, body: IncomingMessageRequest, idempotencyKey: string | undefined, ip: string, origin: string | null = null,
+  platform: Platform, bot: DbBot, body: IncomingMessageRequest, idempotencyKey: string | undefined,
 ): Promise<AcceptedMessage> {
-  limitPublic(platform, ip);
-  const bot = await selectBot(platform, body.bot_id, body.widget_key);
-  limitPublic(platform, ip, bot.id);
-  await checkWidgetOrigin(platform, bot.id, origin);
   const plan = planIncoming(body, !body.bot_id);
   await requireActiveChannel(platform, bot.id, plan.channel);
   const metadata = body.metadata ?? {};
@@ -102,10 +89,7 @@ export const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage
   created_at: message.created_at.toISOString(),
 });
 
-export async function chatHistory(platform: Platform, query: HistoryQuery, ip: string, origin: string | null = null): Promise<Message[]> {
-  limitPublic(platform, ip);
-  const bot = await selectBot(platform, query.bot_id, query.widget_key);
-  await checkWidgetOrigin(platform, bot.id, origin);
+export async function chatHistory(platform: Platform, bot: DbBot, query: HistoryQuery): Promise<Message[]> {
   const conversation = await findConversationByChat(platform.db, bot.id, query.chat_id);
   if (!conversation || !PUBLIC_HISTORY_CHANNELS.has(conversation.channel)) return [];
   if (query.channel && query.channel !== conversation.channel) return [];

@@ -6,6 +6,7 @@ import { ErrorResponse } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { InboxStreamQuery, openInboxStream } from "./inbox.ts";
 import { openWidgetStream, WidgetStreamQuery } from "./widget.ts";
+import { publicAccess } from "../public.ts";
 
 export const STREAMS_TAG = "Live streams";
 
@@ -32,16 +33,18 @@ const eventStream = (description: string, statuses: number[]) => ({
 export const streamRoutes = (platform: Platform) =>
   feature({ tags: [STREAMS_TAG] })
     .use(userAuth(platform))
+    .use(publicAccess(platform))
     .get(
       "/api/messages/stream",
-      ({ query, request }) =>
-        openWidgetStream(platform, query, {
+      ({ publicBot, query, request }) =>
+        openWidgetStream(platform, publicBot, query, {
           ip: clientIp(request),
           origin: request.headers.get("origin"),
           lastEventId: request.headers.get("last-event-id"),
           signal: request.signal,
         }),
       {
+        publicBot: { from: "query", limit: true, origin: true },
         query: WidgetStreamQuery,
         headers: ResumeHeaders,
         detail: {

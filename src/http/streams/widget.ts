@@ -16,11 +16,10 @@ import type { PlatformEvent, TypingEvent } from "../../core/events.ts";
 import { ownerEventKindsSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
-import { checkWidgetOrigin } from "../cors.ts";
 import { oneOf } from "../feature.ts";
 import { toMessage } from "../../db/view.ts";
 import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
-import { limitPublic, PUBLIC_HISTORY_CHANNELS, selectBot } from "../messages/service.ts";
+import { PUBLIC_HISTORY_CHANNELS } from "../messages/service.ts";
 import { sseResponse, type SseSink } from "./sse.ts";
 import { OpenStreams } from "./caps.ts";
 import { subscribeShared } from "./hub.ts";
@@ -58,11 +57,8 @@ export interface StreamRequest {
   signal: AbortSignal;
 }
 
-export async function openWidgetStream(platform: Platform, query: WidgetStreamQuery, req: StreamRequest): Promise<Response> {
-  limitPublic(platform, req.ip);
-  const bot = await selectBot(platform, query.bot_id, query.widget_key);
-  limitPublic(platform, req.ip, bot.id);
-  await checkWidgetOrigin(platform, bot.id, req.origin);
+/** `bot` is the one the query names, already limited and origin-checked (http/public.ts). */
+export async function openWidgetStream(platform: Platform, bot: DbBot, query: WidgetStreamQuery, req: StreamRequest): Promise<Response> {
   const resumeFrom = parseMessageCursor(req.lastEventId) ?? query.since;
   // Like the other per-client limits, off with RATE_LIMITS=off (tests share one "client").
   const release = platform.config.rateLimits ? WIDGET_STREAMS.reserve(req.ip) : undefined;

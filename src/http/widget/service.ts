@@ -2,7 +2,6 @@ import { findBotByWidgetKey } from "../../db/bots.ts";
 import { findChannel } from "../../db/channels.ts";
 import { forbidden, notFound } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
-import { limitPublic } from "../messages/service.ts";
 import { allowedOrigins, requireListedOrigin } from "../cors.ts";
 import { DEFAULT_WIDGET_COLOR, type WidgetConfigResult } from "./model.ts";
 
@@ -10,9 +9,10 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 
 /** What the widget shows, from the widget channel's config with sensible defaults. */
 export async function widgetConfig(
-  platform: Platform, widgetKey: string, ip: string, origin: string | null = null,
+  platform: Platform, widgetKey: string, origin: string | null = null,
 ): Promise<WidgetConfigResult> {
-  limitPublic(platform, ip);
+  // The Origin list is the widget channel's, which this reads anyway: checked here, after the
+  // channel's own 404/403, rather than by the public-access macro.
   const { db } = platform;
   const bot = await findBotByWidgetKey(db, widgetKey);
   if (!bot) throw notFound("widget");
