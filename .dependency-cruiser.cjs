@@ -1,6 +1,6 @@
 // The layer rule, checked by test/architecture/layers.test.ts in every `npm test`:
 //
-//   entry points → http, workers → telegram → domain → actors → ports (bus, updates, leases) and db → core
+//   entry points → http, workers → telegram → domain → actors (+ delivery) → ports (bus, updates, leases, queue, outbox) and db → core
 //
 // A module may import its own layer and the layers to its right, never one to its left.
 // Only entry points (src/*.ts that start a process) import http/; nothing below http/
