@@ -10,7 +10,7 @@ import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
 import type { Logger } from "./logger.ts";
 import { loadOrCreateEmbeddedSecret, SecretBox } from "./secrets.ts";
-import { ActorSystem } from "./actors/runtime.ts";
+import { ActorSystem } from "./actors/system.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";

@@ -1,7 +1,7 @@
 // What the two delivering actors (webhook.ts, callback.ts) share: they run only while their
 // lease is valid, coalesce "look for work" into one queued pump, and wake themselves when the
 // earliest backed-off item may go again.
-import type { ActorHooks } from "../actors/runtime.ts";
+import type { ActorHooks } from "../actors/system.ts";
 import type { LeaseKeeper } from "./lease.ts";
 
 export abstract class LeasedPump<Self extends LeasedPump<Self>> implements ActorHooks {

@@ -3,7 +3,7 @@
 // else, so no caller can forget the dispatch. Intake (API, widget, form plugin), the bot's
 // send/edit/delete, the operator's reply and status/note all go through this module.
 import { ConversationActor, type Accepted, type IncomingInput } from "../actors/conversation.ts";
-import type { ActorSystem } from "../actors/runtime.ts";
+import type { ActorSystem } from "../actors/system.ts";
 import type { Effects } from "../core/events.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { ConversationStatus, DbConversation } from "../db/conversations.ts";

@@ -11,7 +11,7 @@ import { badRequest, conflict, forbidden, notFound } from "../core/errors.ts";
 import type { RuntimeMessage, RuntimeSender } from "../core/updates.ts";
 import { runtimeMessage } from "../db/view.ts";
 import type { LogUpdate } from "../updates/log.ts";
-import type { ActorSystem } from "../actors/runtime.ts";
+import type { ActorSystem } from "../actors/system.ts";
 import { deleteFromBot, editFromBot, sendFromBot, type ConversationDeps } from "./conversations.ts";
 
 /** Telegram's getUpdates bounds. */

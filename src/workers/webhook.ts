@@ -9,7 +9,7 @@
 // outgoing messages whose event never arrived, and leases freed by a dead worker.
 import { randomUUID } from "node:crypto";
 import { CallbackActor } from "../delivery/callback.ts";
-import { ActorSystem, type ActorRef } from "../actors/runtime.ts";
+import { ActorSystem, type ActorRef } from "../actors/system.ts";
 import { WebhookActor, type DeliveryDeps } from "../delivery/webhook.ts";
 import type { Unsubscribe } from "../bus/bus.ts";
 import type { PlatformEvent } from "../core/events.ts";

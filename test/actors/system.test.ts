@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { type Actor, ActorSystem, type ActorSystemOptions } from "../../src/actors/runtime.ts";
+import { type Actor, ActorSystem, type ActorSystemOptions } from "../../src/actors/system.ts";
 import { AppError } from "../../src/core/errors.ts";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
