@@ -8,7 +8,7 @@ import type { Platform } from "../platform.ts";
 import { MINUTE_MS } from "../ratelimit.ts";
 import { checkWidgetOrigin } from "./cors.ts";
 import { feature } from "./feature.ts";
-import { selectBot } from "./messages/service.ts";
+import { selectBot } from "../domain/intake.ts";
 
 export interface PublicBotOptions {
   /** Where the request names its bot: bot_id/widget_key in the body or query, or the form plugin's integration_key. */

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { HttpUrl } from "../bots/model.ts";
+import type { FormSubmission as FormInput } from "../../domain/intake.ts";
 
 /** A form with more fields than this is not a contact form. */
 export const MAX_FORM_FIELDS = 100;
@@ -29,3 +30,7 @@ export const FormSubmission = t.Object(
   { title: "FormSubmission" },
 );
 export type FormSubmission = typeof FormSubmission.static;
+
+// The domain takes plain TS types: what is validated here must stay acceptable there.
+const acceptedByDomain: FormSubmission extends FormInput ? true : false = true;
+void acceptedByDomain;

@@ -4,7 +4,7 @@ import { publicAccess } from "../public.ts";
 import { feature } from "../feature.ts";
 import { AcceptedMessage } from "../messages/model.ts";
 import { FormSubmission } from "./model.ts";
-import { acceptFormSubmission } from "./service.ts";
+import { acceptFormSubmission } from "../../domain/intake.ts";
 
 export const formRoutes = (platform: Platform) =>
   feature({ prefix: "/api/integrations/sitecms", tags: ["site-form integration"] }).use(publicAccess(platform)).post(

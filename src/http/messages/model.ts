@@ -1,4 +1,9 @@
 import { t } from "elysia";
+import {
+  HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT,
+  type AcceptedMessage as AcceptedRecord, type HistoryQuery as HistoryInput, type IncomingMessage,
+} from "../../domain/intake.ts";
+import type { Same } from "../../core/records.ts";
 import { MAX_DATE_MS, SafeInt } from "../input.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
 import { oneOf } from "../feature.ts";
@@ -8,9 +13,7 @@ import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
 export const MAX_EXTERNAL_ID_LENGTH = 256;
 /** Person names as Telegram allows them. */
 export const MAX_NAME_LENGTH = 256;
-/** Chat history pages (DESIGN §7). */
-export const HISTORY_DEFAULT_LIMIT = 50;
-export const HISTORY_MAX_LIMIT = 200;
+export { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT };
 /** Idempotency keys are client-made ids; anything longer is not an id. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
@@ -69,3 +72,10 @@ export type HistoryQuery = typeof HistoryQuery.static;
 export const IdempotencyHeaders = t.Object({
   "idempotency-key": t.Optional(t.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })),
 });
+
+// What the routes validate must stay what the domain takes and answers (plain TS types there).
+const sameAsDomain: [
+  IncomingMessageRequest extends IncomingMessage ? true : false, HistoryQuery extends HistoryInput ? true : false,
+  Same<AcceptedMessage, AcceptedRecord>,
+] = [true, true, true];
+void sameAsDomain;

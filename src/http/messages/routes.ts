@@ -5,7 +5,7 @@ import { publicAccess } from "../public.ts";
 import { feature } from "../feature.ts";
 import { Message } from "../inbox/model.ts";
 import { AcceptedMessage, HistoryQuery, IdempotencyHeaders, IncomingMessageRequest } from "./model.ts";
-import { acceptMessage, chatHistory } from "./service.ts";
+import { acceptMessage, chatHistory } from "../../domain/intake.ts";
 
 export const messageRoutes = (platform: Platform) =>
   feature({ prefix: "/api/messages", tags: ["Messages"] })

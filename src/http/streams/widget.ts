@@ -19,7 +19,7 @@ import { CHANNEL_TYPES } from "../channels/model.ts";
 import { oneOf } from "../feature.ts";
 import { toMessage } from "../../db/view.ts";
 import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
-import { PUBLIC_HISTORY_CHANNELS } from "../messages/service.ts";
+import { PUBLIC_HISTORY_CHANNELS } from "../../domain/intake.ts";
 import { sseResponse, type SseSink } from "./sse.ts";
 import { OpenStreams } from "./caps.ts";
 import { subscribeShared } from "./hub.ts";
