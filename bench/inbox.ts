@@ -6,7 +6,7 @@ import postgres from "postgres";
 import { loadConfig } from "../src/config.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { openPostgres } from "../src/db/postgres.ts";
-import { listConversations } from "../src/http/inbox/service.ts";
+import { listConversations } from "../src/domain/inbox.ts";
 import { createLogger } from "../src/logger.ts";
 import { openPlatform } from "../src/platform.ts";
 import { measure, report } from "./stats.ts";

@@ -3,16 +3,16 @@ import { SafeInt } from "../input.ts";
 import { oneOf } from "../feature.ts";
 
 import { MAX_NOTE_LENGTH, MAX_TEXT_LENGTH } from "../../core/limits.ts";
+import {
+  DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT,
+  type ConversationDetail as DetailRecord, type ConversationMetaPatch as PatchInput, type InboxQuery as InboxInput,
+} from "../../domain/inbox.ts";
 import { STATUSES, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
 
 export { STATUSES };
 export const Status = oneOf(STATUSES, { description: "Conversation status" });
 
-/** Inbox pages: 100 by default (spec), 500 at most so one page stays one fast query. */
-export const INBOX_DEFAULT_LIMIT = 100;
-export const INBOX_MAX_LIMIT = 500;
-/** Messages shown in a conversation's detail before paging with `before`. */
-export const DETAIL_MESSAGE_LIMIT = 200;
+export { DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT };
 export { MAX_NOTE_LENGTH, MAX_TEXT_LENGTH };
 /** Search terms shorter than this match nearly everything; longer ones are pointless. */
 export const MAX_QUERY_LENGTH = 200;
@@ -118,3 +118,10 @@ export const ConversationMetaPatch = t.Object(
   { title: "ConversationMetaPatch" },
 );
 export type ConversationMetaPatch = typeof ConversationMetaPatch.static;
+
+// What the routes validate and answer must stay what the domain takes and returns.
+const sameAsDomain: [
+  InboxQuery extends InboxInput ? true : false, ConversationMetaPatch extends PatchInput ? true : false,
+  Same<ConversationDetail, DetailRecord>,
+] = [true, true, true];
+void sameAsDomain;

@@ -6,7 +6,7 @@ import { feature } from "../feature.ts";
 import {
   Conversation, ConversationDetail, ConversationIdParams, ConversationMetaPatch, DetailQuery, InboxQuery, Message, ReplyRequest,
 } from "./model.ts";
-import { conversationDetail, listConversations, operatorReply, patchConversation } from "./service.ts";
+import { conversationDetail, listConversations, operatorReply, patchConversation } from "../../domain/inbox.ts";
 
 export const inboxRoutes = (platform: Platform) =>
   feature({ prefix: "/api/inbox", tags: ["Inbox"] })
