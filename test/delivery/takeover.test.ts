@@ -10,6 +10,12 @@ import { arrivals, incoming, shortLeases, startReceiver, testWorker, until, type
 
 /** Short, so a takeover takes a second or two, yet several renewals long. */
 const TTL_MS = 1500;
+/**
+ * Why: the one-connection bot's 30 updates take 4.5 s to deliver, so work is surely left
+ * for the second worker when the first is killed (at 40 ms a slow machine's first worker
+ * could deliver everything while the messages were still being sent, leaving no takeover).
+ */
+const SERIAL_ANSWER_MS = 150;
 
 let client: Client;
 let alice: TestUser;
@@ -21,8 +27,8 @@ const workers: WebhookWorker[] = [];
 beforeAll(async () => {
   client = await testClient();
   alice = await registerUser(client);
-  receiver = startReceiver(async () => {
-    await Bun.sleep(40);
+  receiver = startReceiver(async (entry) => {
+    await Bun.sleep(entry.path === "/serial" ? SERIAL_ANSWER_MS : 40);
     return new Response("ok");
   });
   leases = await shortLeases(client.platform, TTL_MS);
