@@ -3,21 +3,24 @@
 import { describe, expect, test } from "bun:test";
 import { ConversationActor } from "../../src/actors/conversation.ts";
 import { findBotById } from "../../src/db/bots.ts";
-import { createTestBot, registerUser, testClient } from "../support/harness.ts";
+import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
+
+/** Commits an incoming message as a request would, then "crashes": its effects are never dispatched. */
+async function commitUnpublished(client: Client, bot: TestBot, chatId: string, text: string, clientMessageId: string | null = null) {
+  const row = (await findBotById(client.platform.db, bot.id))!;
+  return new ConversationActor(client.platform.db, bot.id, chatId).acceptIncoming({
+    bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
+    contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+    fromId: null, metadata: clientMessageId ? { client_message_id: clientMessageId } : {}, clientMessageId,
+  });
+}
 
 describe("outbox relay", () => {
   test("an update committed but never published appears exactly once after a restart", async () => {
     const client = await testClient();
     const user = await registerUser(client);
     const bot = await createTestBot(client, user);
-    const row = (await findBotById(client.platform.db, bot.id))!;
-    // Commit through the actor as a request would, then "crash": the effects are never dispatched.
-    const actor = new ConversationActor(client.platform.db, bot.id, "crash-chat");
-    const { accepted } = await actor.acceptIncoming({
-      bot: row, channel: "custom_api", text: "survives the crash", createdAt: new Date(), contactKey: "chat:crash-chat",
-      contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
-      fromId: null, metadata: {}, clientMessageId: null,
-    });
+    const { accepted } = await commitUnpublished(client, bot, "crash-chat", "survives the crash");
     const before = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(before.body.result).toEqual([]);
 
@@ -38,13 +41,7 @@ describe("outbox relay", () => {
     const client = await testClient();
     const user = await registerUser(client);
     const bot = await createTestBot(client, user);
-    const row = (await findBotById(client.platform.db, bot.id))!;
-    const commit = (chatId: string, text: string) =>
-      new ConversationActor(client.platform.db, bot.id, chatId).acceptIncoming({
-        bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
-        contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
-        fromId: null, metadata: {}, clientMessageId: null,
-      });
+    const commit = (chatId: string, text: string) => commitUnpublished(client, bot, chatId, text);
     const first = await commit("a", "first");
     const second = await commit("b", "second");
     // The second request finishes first; the first one's publish is still on its way.
@@ -63,13 +60,7 @@ describe("outbox relay", () => {
     const client = await testClient();
     const user = await registerUser(client);
     const bot = await createTestBot(client, user);
-    const row = (await findBotById(client.platform.db, bot.id))!;
-    const commit = (chatId: string, text: string) =>
-      new ConversationActor(client.platform.db, bot.id, chatId).acceptIncoming({
-        bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
-        contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
-        fromId: null, metadata: {}, clientMessageId: null,
-      });
+    const commit = (chatId: string, text: string) => commitUnpublished(client, bot, chatId, text);
     // Both commits are left unpublished (a crash); the second one's transaction started
     // earlier (created_at is the transaction's start), so only it looks stale to the relay.
     const first = await commit("a", "first");
@@ -87,13 +78,8 @@ describe("outbox relay", () => {
     const client = await testClient();
     const user = await registerUser(client);
     const bot = await createTestBot(client, user);
-    const row = (await findBotById(client.platform.db, bot.id))!;
     // The first attempt committed and its process died before publishing.
-    await new ConversationActor(client.platform.db, bot.id, "retry-chat").acceptIncoming({
-      bot: row, channel: "custom_api", text: "sent once", createdAt: new Date(), contactKey: "chat:retry-chat",
-      contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
-      fromId: null, metadata: { client_message_id: "m-1" }, clientMessageId: "m-1",
-    });
+    await commitUnpublished(client, bot, "retry-chat", "sent once", "m-1");
     const repeat = await client.post("/api/messages", { bot_id: bot.id, chat_id: "retry-chat", text: "sent once", metadata: { client_message_id: "m-1" } });
     expect(repeat.status).toBe(200);
     const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
