@@ -1,4 +1,5 @@
 // The cabinet's API client: the user token lives in localStorage; a 401 ends the session.
+import type { Contact, Conversation, Message } from "../../src/core/records.ts";
 
 const TOKEN_KEY = "botinbox:token";
 const EMAIL_KEY = "botinbox:email";
@@ -83,49 +84,9 @@ export interface Channel {
   updated_at: string | null;
 }
 
-export interface Contact {
-  id: string;
-  number: number;
-  external_user_id: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-}
-
-export interface Message {
-  id: string;
-  message_id: string;
-  conversation_id: string;
-  chat_id: string;
-  channel: string;
-  direction: "in" | "out";
-  sender: "user" | "bot" | "operator";
-  text: string;
-  metadata: Record<string, unknown>;
-  created_at: string;
-  edited_at: string | null;
-}
-
-export type Status = "new" | "open" | "waiting" | "closed";
-export const STATUSES: Status[] = ["new", "open", "waiting", "closed"];
-
-export interface Conversation {
-  id: string;
-  bot_id: string;
-  channel: string;
-  chat_id: string;
-  number: number;
-  status: Status;
-  operator_note: string;
-  contact: Contact | null;
-  last_message: Message | null;
-  message_count: number;
-  created_at: string;
-  updated_at: string;
-  last_message_at: string;
-}
+// The server's own record types (no I/O in src/core, so the bundler only inlines the list).
+export type { Contact, Conversation, Message, Status } from "../../src/core/records.ts";
+export { STATUSES } from "../../src/core/records.ts";
 
 export interface ConversationDetail extends Conversation {
   messages: Message[];
