@@ -4,7 +4,8 @@
 // types, broken encodings, odd headers). Every answer must be a 4xx/2xx envelope, never a
 // 5xx, each within 2 s, with memory growth bounded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestBot, registerUser, testClient, uniqueEmail, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { uniqueEmail, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { targetWithTraffic } from "./support.ts";
 import { FACADE_METHODS, mulberry32, QUERY_VALUES, hostileValues, type Rng } from "./fuzz-values.ts";
 
 /** Fixed, so a failure reproduces; FUZZ_SEED explores further. */
@@ -201,13 +202,7 @@ function facadeRequest(method: string, base: Record<string, unknown>, rng: Rng):
 }
 
 beforeAll(async () => {
-  client = await testClient();
-  user = await registerUser(client);
-  bot = await createTestBot(client, user);
-  const first = await client.post("/api/messages", { bot_id: bot.id, chat_id: "visitor", text: "hello" });
-  conversationId = first.body.result.conversation_id;
-  const sent = await client.request("POST", `/api/bots/${bot.id}/send-message`, { body: { chat_id: "visitor", text: "hi" }, token: bot.token });
-  messageId = Number(sent.body.result.message_id);
+  ({ client, user, bot, conversationId, messageId } = await targetWithTraffic());
   doc = (await client.get("/swagger/json")).body;
   operations = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {

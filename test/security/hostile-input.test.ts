@@ -6,7 +6,8 @@ import { asBadInput } from "../../src/core/errors.ts";
 import { findUnstorableText, jsonTooDeep, MAX_JSON_DEPTH } from "../../src/http/input.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { createTestBot, registerUser, sharedDb, testClient, testConfig, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { sharedDb, testConfig, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { targetWithTraffic } from "./support.ts";
 
 const nested = (depth: number, leaf = "1") => `${'{"a":'.repeat(depth)}${leaf}${"}".repeat(depth)}`;
 const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
@@ -80,13 +81,7 @@ describe("text PostgreSQL cannot store and integers beyond 64 bits", () => {
   let messageId: number;
 
   beforeAll(async () => {
-    client = await testClient();
-    user = await registerUser(client);
-    bot = await createTestBot(client, user);
-    const first = await client.post("/api/messages", { bot_id: bot.id, chat_id: "visitor", text: "hello" });
-    conversationId = first.body.result.conversation_id;
-    const sent = await client.request("POST", `/api/bots/${bot.id}/send-message`, { body: { chat_id: "visitor", text: "hi" }, token: bot.token });
-    messageId = Number(sent.body.result.message_id);
+    ({ client, user, bot, conversationId, messageId } = await targetWithTraffic());
   });
   afterAll(() => client.platform.close());
 

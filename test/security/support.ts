@@ -4,7 +4,7 @@ import http from "node:http";
 import type { Config } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { sharedDb, testConfig } from "../support/harness.ts";
+import { createTestBot, registerUser, sharedDb, testClient, testConfig, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 export interface Reply {
   status: number;
@@ -46,3 +46,22 @@ export async function limitedServer(overrides: Partial<Config>): Promise<Running
   const config = testConfig({ rateLimits: true, ...overrides });
   return startServer(config, createLogger(config), { db: await sharedDb(), migrate: false });
 }
+
+export interface Target {
+  client: Client;
+  user: TestUser;
+  bot: TestBot;
+  conversationId: string;
+  messageId: number;
+}
+
+/** A bot with a visitor conversation and one message the bot sent in it: what the hostile requests aim at. */
+export async function targetWithTraffic(): Promise<Target> {
+  const client = await testClient();
+  const user = await registerUser(client);
+  const bot = await createTestBot(client, user);
+  const first = await client.post("/api/messages", { bot_id: bot.id, chat_id: "visitor", text: "hello" });
+  const sent = await client.request("POST", `/api/bots/${bot.id}/send-message`, { body: { chat_id: "visitor", text: "hi" }, token: bot.token });
+  return { client, user, bot, conversationId: first.body.result.conversation_id, messageId: Number(sent.body.result.message_id) };
+}
+
