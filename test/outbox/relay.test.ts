@@ -5,6 +5,11 @@ import { ConversationActor } from "../../src/actors/conversation.ts";
 import { findBotById } from "../../src/db/bots.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
 
+async function clientWithBot(): Promise<{ client: Client; bot: TestBot }> {
+  const client = await testClient();
+  return { client, bot: await createTestBot(client, await registerUser(client)) };
+}
+
 /** Commits an incoming message as a request would, then "crashes": its effects are never dispatched. */
 async function commitUnpublished(client: Client, bot: TestBot, chatId: string, text: string, clientMessageId: string | null = null) {
   const row = (await findBotById(client.platform.db, bot.id))!;
@@ -17,9 +22,7 @@ async function commitUnpublished(client: Client, bot: TestBot, chatId: string, t
 
 describe("outbox relay", () => {
   test("an update committed but never published appears exactly once after a restart", async () => {
-    const client = await testClient();
-    const user = await registerUser(client);
-    const bot = await createTestBot(client, user);
+    const { client, bot } = await clientWithBot();
     const { accepted } = await commitUnpublished(client, bot, "crash-chat", "survives the crash");
     const before = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(before.body.result).toEqual([]);
@@ -38,9 +41,7 @@ describe("outbox relay", () => {
   });
 
   test("updates committed out of publish order are still all delivered in update_id order", async () => {
-    const client = await testClient();
-    const user = await registerUser(client);
-    const bot = await createTestBot(client, user);
+    const { client, bot } = await clientWithBot();
     const commit = (chatId: string, text: string) => commitUnpublished(client, bot, chatId, text);
     const first = await commit("a", "first");
     const second = await commit("b", "second");
@@ -57,9 +58,7 @@ describe("outbox relay", () => {
   });
 
   test("the relay publishes a bot's left-behind rows in update_id order, not in transaction start order", async () => {
-    const client = await testClient();
-    const user = await registerUser(client);
-    const bot = await createTestBot(client, user);
+    const { client, bot } = await clientWithBot();
     const commit = (chatId: string, text: string) => commitUnpublished(client, bot, chatId, text);
     // Both commits are left unpublished (a crash); the second one's transaction started
     // earlier (created_at is the transaction's start), so only it looks stale to the relay.
@@ -75,9 +74,7 @@ describe("outbox relay", () => {
   });
 
   test("a repeated client_message_id is acknowledged only once its update is in the log", async () => {
-    const client = await testClient();
-    const user = await registerUser(client);
-    const bot = await createTestBot(client, user);
+    const { client, bot } = await clientWithBot();
     // The first attempt committed and its process died before publishing.
     await commitUnpublished(client, bot, "retry-chat", "sent once", "m-1");
     const repeat = await client.post("/api/messages", { bot_id: bot.id, chat_id: "retry-chat", text: "sent once", metadata: { client_message_id: "m-1" } });
