@@ -25,6 +25,12 @@ export interface Config {
   pushContact: string;
   /** TRUST_PROXY: which X-Forwarded-For entries name the client (none by default). */
   trustProxy: TrustProxy;
+  /** NATS_PREFIX: prepended to every stream, bucket and subject, so deployments can share a NATS server. */
+  natsPrefix: string;
+  /** NATS_REPLICAS: JetStream replicas of every stream and bucket (3 on a 3-node cluster). */
+  natsReplicas: 1 | 3;
+  /** METRICS_PORT: the worker processes (no HTTP front) serve /metrics here when set. */
+  metricsPort: number | undefined;
 }
 
 /**
@@ -66,11 +72,11 @@ const DEFAULT_JWT_TTL_SECONDS = 7 * 24 * 3600;
 /** HS256 keys shorter than this are guessable; refuse them in production. */
 const MIN_JWT_SECRET_LENGTH = 32;
 
-function parsePort(raw: string | undefined): number {
+function parsePort(raw: string | undefined, name = "PORT"): number {
   if (raw === undefined || raw === "") return 3000;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be an integer 0..65535, got "${raw}"`);
+    throw new ConfigError(`${name} must be an integer 0..65535, got "${raw}"`);
   }
   return port;
 }
@@ -134,6 +140,21 @@ function parsePushContact(raw: string | undefined, publicUrl: string): string {
   return url.protocol === "https:" ? url.origin : `mailto:operator@${url.hostname}`;
 }
 
+/** Stream and bucket names allow only these characters; the prefix becomes part of them. */
+const NATS_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
+function parseNatsPrefix(raw: string | undefined): string {
+  if (raw === undefined || raw === "") return "";
+  if (!NATS_PREFIX_PATTERN.test(raw)) throw new ConfigError(`NATS_PREFIX must be 1..32 letters, digits, "_" or "-"; got "${raw}"`);
+  return raw;
+}
+
+function parseReplicas(raw: string | undefined): 1 | 3 {
+  if (raw === undefined || raw === "" || raw === "1") return 1;
+  if (raw === "3") return 3;
+  throw new ConfigError(`NATS_REPLICAS must be 1 or 3 (a 3-node JetStream cluster); got "${raw}"`);
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const databaseUrl = parseUrl("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
   const natsUrl = parseUrl("NATS_URL", env.NATS_URL, ["nats:", "tls:"]);
@@ -178,5 +199,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pushContact: parsePushContact(env.PUSH_CONTACT, publicUrl),
     jwtTtlSeconds: parsePositiveInt("JWT_TTL_SECONDS", env.JWT_TTL_SECONDS, DEFAULT_JWT_TTL_SECONDS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    natsPrefix: parseNatsPrefix(env.NATS_PREFIX),
+    natsReplicas: parseReplicas(env.NATS_REPLICAS),
+    metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, "METRICS_PORT") : undefined,
   };
 }

@@ -2,10 +2,12 @@
 // PGlite) and, later, the update log, event bus and leases. Nothing above this file
 // knows which mode it runs in.
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/driver.ts";
-import { migrate } from "./db/migrate.ts";
+import { migrate, pendingMigrations } from "./db/migrate.ts";
+import { DataDirLocked, lockDataDir } from "./db/datadir-lock.ts";
 import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
 import type { Logger } from "./logger.ts";
@@ -16,7 +18,7 @@ import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";
 import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./outbox/dispatch.ts";
 import type { BotActorDeps } from "./actors/bot.ts";
-import { wakeSubject } from "./core/subjects.ts";
+import { natsNames, wakeSubject } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
@@ -113,7 +115,31 @@ export async function openDb(config: Config, inMemory = false): Promise<Db> {
       throw new StartupError(`cannot reach DATABASE_URL: ${(err as Error).message}`);
     }
   }
-  return openPglite(inMemory ? undefined : join(config.dataDir, "pgdata"));
+  if (inMemory) return openPglite(undefined);
+  mkdirSync(config.dataDir, { recursive: true });
+  let unlock: () => void;
+  try {
+    unlock = lockDataDir(config.dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLocked) throw new StartupError(err.message);
+    throw err;
+  }
+  const db = await openPglite(join(config.dataDir, "pgdata")).catch((err) => {
+    unlock();
+    throw new StartupError(`cannot open the embedded database in ${join(config.dataDir, "pgdata")}: ${(err as Error).message}`);
+  });
+  return { ...db, async close() {
+    await db.close();
+    unlock();
+  } };
+}
+
+/** A process that does not migrate (production `web`, the workers) refuses an old schema with one sentence. */
+async function assertMigrated(db: Db): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length) {
+    throw new StartupError(`the database is missing ${pending.length} migration(s) (${pending[0]}…): run release (\`bun src/release.ts\`, the Procfile's release entry) first`);
+  }
 }
 
 export async function openPlatform(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Platform> {
@@ -130,13 +156,22 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     await closeDb();
     throw err;
   });
-  const bus = nats ? natsBus(nats) : memoryBus();
-  const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
-  const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
-  const queue = nats ? jetStreamQueue(nats) : memoryQueue(bus);
+  if (!(options.migrate ?? config.mode === "embedded") && !options.db) {
+    await assertMigrated(db).catch(async (err) => {
+      await nats?.close();
+      await closeDb();
+      throw err;
+    });
+  }
+  const names = natsNames(config.natsPrefix);
+  const replicas = config.natsReplicas;
+  const bus = nats ? natsBus(nats, { names }) : memoryBus();
+  const updates = nats ? await openJetStreamLog(nats, { now: options.now, names, replicas }) : await openSqlLog(db, { now: options.now });
+  const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
+  const queue = nats ? jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
   const natsHealth = nats ? watchNats(nats) : undefined;
   const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
-    store: await kvCounterStore(nats),
+    store: await kvCounterStore(nats, names.rateLimitBucket, replicas),
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);

@@ -31,6 +31,10 @@ export type WorkerRole = "webhook" | "push";
 /** Opens a worker-only process: the platform and one worker, no HTTP. */
 export async function startWorkerRole(role: WorkerRole, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
   const { describe, start } = WORKER_ROLES[role];
+  if (config.mode === "embedded") {
+    // Embedded, a worker would open its own copy of the data directory and deliver nothing.
+    throw new StartupError(`the ${role} process needs DATABASE_URL and NATS_URL (production); the embedded default runs every worker inside \`npm start\``);
+  }
   const platform = await openPlatform(config, logger, { processName: role, ...overrides });
   const worker = await start(platform);
   return {
@@ -59,14 +63,14 @@ export async function runProcess(role: Role, startRole: StartRole, overrides: Op
   try {
     running = await startRole(role, config, logger, overrides);
   } catch (err) {
-    if (err instanceof StartupError || err instanceof ConfigError) {
-      logger.fatal(err.message);
-      console.error(`startup error: ${err.message}`);
-      process.exit(1);
-    }
-    throw err;
+    // Every failed start ends in one sentence and exit 1; an unforeseen one keeps its stack in the log.
+    const expected = err instanceof StartupError || err instanceof ConfigError;
+    if (expected) logger.fatal((err as Error).message);
+    else logger.fatal({ err }, "start-up failed");
+    console.error(`startup error: ${(err as Error).message}`);
+    process.exit(1);
   }
-  logger.info({ url: running.url, mode: config.mode, role }, running.describe);
+  logger.info({ url: running.url, mode: config.mode, role, natsPrefix: config.natsPrefix || undefined }, running.describe);
   const shutdown = async (signal: string) => {
     logger.info({ signal }, "draining");
     await running.stop();

@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { KvWatchInclude, StorageType, type KV, type NatsConnection } from "nats";
 import { rateLimited } from "./core/errors.ts";
+import { DEFAULT_NATS_NAMES } from "./core/subjects.ts";
 
 /** Windows of keys not seen for this long are forgotten, so memory follows active clients. */
 const SWEEP_EVERY_MS = 60_000;
@@ -25,7 +26,7 @@ const CLOSE_FLUSH_MS = 1000;
 const WARN_EVERY_MS = 60_000;
 /** Why: other processes' totals are kept for windows not used here yet; a flood of distinct keys must not grow this without end. */
 const HEARD_MAX = 100_000;
-export const RATE_LIMIT_BUCKET = "RATELIMITS";
+export const RATE_LIMIT_BUCKET = DEFAULT_NATS_NAMES.rateLimitBucket;
 /** JetStream's API error code for a failed expected-last-sequence check (a lost compare-and-set). */
 const ERR_WRONG_LAST_SEQUENCE = 10071;
 
@@ -206,8 +207,8 @@ const isWrongLastSequence = (err: unknown) =>
  * Counters in a JetStream KV bucket, changed by compare-and-set on the key's revision. In
  * memory: limits need not survive a NATS restart, and a counter outlives the longest window.
  */
-export async function kvCounterStore(nc: NatsConnection, bucket = RATE_LIMIT_BUCKET): Promise<CounterStore> {
-  const kv: KV = await nc.jetstream().views.kv(bucket, { history: 1, ttl: SHARED_MAX_WINDOW_MS, storage: StorageType.Memory });
+export async function kvCounterStore(nc: NatsConnection, bucket = RATE_LIMIT_BUCKET, replicas = 1): Promise<CounterStore> {
+  const kv: KV = await nc.jetstream().views.kv(bucket, { history: 1, ttl: SHARED_MAX_WINDOW_MS, storage: StorageType.Memory, replicas });
   return {
     async add(key, delta, last) {
       for (let attempt = 1; attempt <= MAX_CAS_ATTEMPTS; attempt++) {

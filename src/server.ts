@@ -3,7 +3,7 @@ import type { Config } from "./config.ts";
 import { createApp, type AppState } from "./http/app.ts";
 import { recordPeer } from "./http/client.ts";
 import type { Logger } from "./logger.ts";
-import { openPlatform, type OpenOptions, type Platform } from "./platform.ts";
+import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
 import { runProcess, startWorkerRole, type Role, type Running } from "./process.ts";
 import { startWebhookWorker } from "./workers/webhook.ts";
 import { startPushWorker } from "./workers/push.ts";
@@ -30,17 +30,16 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   const platform = await openPlatform(config, logger, options);
   const state: AppState = { draining: false };
   const app = createApp(platform, state);
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    maxRequestBodySize: SERVER_MAX_BODY_BYTES,
-    idleTimeout: IDLE_TIMEOUT_SECONDS,
-    fetch: (request, bun) => {
-      // Elysia's own `server` is null under app.handle; the socket's address is handed down here.
-      recordPeer(request, bun.requestIP(request)?.address, config.trustProxy);
-      return app.handle(request);
-    },
-  });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = serve(config, app);
+  } catch (err) {
+    await platform.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new StartupError(`port ${config.port} on ${config.host} is already in use: stop what listens there or set PORT`);
+    if (code === "EACCES") throw new StartupError(`no permission to listen on port ${config.port}: use a port above 1023 or set PORT`);
+    throw err;
+  }
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
   let stopped: Promise<void> | undefined;
   return {
@@ -60,9 +59,28 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   };
 }
 
+function serve(config: Config, app: ReturnType<typeof createApp>) {
+  return Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: SERVER_MAX_BODY_BYTES,
+    idleTimeout: IDLE_TIMEOUT_SECONDS,
+    fetch: (request, bun) => {
+      // Elysia's own `server` is null under app.handle; the socket's address is handed down here.
+      recordPeer(request, bun.requestIP(request)?.address, config.trustProxy);
+      return app.handle(request);
+    },
+  });
+}
+
 /** Opens what `role` runs: the HTTP front, one worker, or all of them (the all-in-one default). */
 async function startRole(role: Role, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
   if (role === "webhook" || role === "push") return startWorkerRole(role, config, logger, overrides);
+  if (role === "web" && config.mode === "embedded") {
+    // A lone `web` on the embedded default would never deliver webhooks: run it whole, and say so.
+    logger.warn(`no DATABASE_URL/NATS_URL: web runs embedded (PGlite in ${config.dataDir}/pgdata) with the webhook and push workers in this process, like \`npm start\``);
+    role = "all";
+  }
   const server = await startServer(config, logger, overrides);
   const worker = role === "all" ? await startWebhookWorker(server.platform) : undefined;
   const push = role === "all" ? await startPushWorker(server.platform) : undefined;

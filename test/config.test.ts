@@ -34,7 +34,19 @@ describe("loadConfig defaults", () => {
       jwtTtlSeconds: 7 * 24 * 3600,
       pushContact: "mailto:operator@localhost",
       trustProxy: { kind: "none" },
+      natsPrefix: "",
+      natsReplicas: 1,
+      metricsPort: undefined,
     });
+  });
+
+  test("NATS_PREFIX, NATS_REPLICAS and METRICS_PORT are validated", () => {
+    expect(loadConfig({ NATS_PREFIX: "shop-2" }).natsPrefix).toBe("shop-2");
+    expect(configError({ NATS_PREFIX: "a.b" })).toContain("NATS_PREFIX");
+    expect(loadConfig({ NATS_REPLICAS: "3" }).natsReplicas).toBe(3);
+    expect(configError({ NATS_REPLICAS: "2" })).toContain("NATS_REPLICAS must be 1 or 3");
+    expect(loadConfig({ METRICS_PORT: "9100" }).metricsPort).toBe(9100);
+    expect(configError({ METRICS_PORT: "x" })).toContain("METRICS_PORT");
   });
 
   test("PUSH_CONTACT defaults from an https PUBLIC_URL and must be mailto: or https:", () => {

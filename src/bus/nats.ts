@@ -2,6 +2,7 @@
 // most once, which is what the bus promises; what must survive goes through JetStream.
 import type { NatsConnection, Subscription } from "nats";
 import { AppError } from "../core/errors.ts";
+import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import {
   type BusOptions,
   busClosed,
@@ -16,8 +17,9 @@ import {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export function natsBus(nc: NatsConnection, options: BusOptions = {}): EventBus {
+export function natsBus(nc: NatsConnection, options: BusOptions & { names?: NatsNames } = {}): EventBus {
   const onError = options.onError ?? defaultOnError;
+  const names = options.names ?? DEFAULT_NATS_NAMES;
   /** Each live subscription and the function that ends it. */
   const subscriptions = new Map<Subscription, Unsubscribe>();
   let closed = false;
@@ -30,14 +32,14 @@ export function natsBus(nc: NatsConnection, options: BusOptions = {}): EventBus 
       // No flush per publish: one connection's messages reach the server, and each subscriber,
       // in the order published; waiting for a round trip would only add latency, and would
       // hang the caller while the connection is reconnecting.
-      nc.publish(subject, encoder.encode(encodeEvent(subject, data)));
+      nc.publish(names.wire(subject), encoder.encode(encodeEvent(subject, data)));
     },
 
     subscribe(subject, handler) {
       if (closed) throw busClosed();
       checkSubject(subject, true);
       let active = true;
-      const subscription = nc.subscribe(subject, {
+      const subscription = nc.subscribe(names.wire(subject), {
         callback: (err, msg) => {
           if (err) return onError(subject, err);
           if (!active) return;
@@ -45,9 +47,9 @@ export function natsBus(nc: NatsConnection, options: BusOptions = {}): EventBus 
           try {
             data = JSON.parse(decoder.decode(msg.data));
           } catch (decodeError) {
-            return onError(msg.subject, decodeError);
+            return onError(names.unwire(msg.subject), decodeError);
           }
-          deliver(handler, data, msg.subject, onError);
+          deliver(handler, data, names.unwire(msg.subject), onError);
         },
       });
       const unsubscribe = () => {

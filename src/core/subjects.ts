@@ -1,7 +1,6 @@
 // Every event-bus subject, defined once. Subjects are dot-separated tokens; `*` matches one
-// token, `>` the rest (NATS rules, also kept by the in-process bus). The JetStream update
-// log's own stream subjects (`log.updates.<bot>`) are the NATS adapter's business and live
-// in updates/jetstream.ts.
+// token, `>` the rest (NATS rules, also kept by the in-process bus). The names on NATS
+// (streams, buckets, the update log's `log.updates.<bot>`, the prefix) are natsNames below.
 
 /** events.<owner>.<kind>: inbox live view, widget stream, push (DESIGN §2). */
 export const eventSubject = (event: { owner_id: string; kind: string }) => `events.${event.owner_id}.${event.kind}`;
@@ -28,3 +27,45 @@ export interface WebhookChanged {
 
 /** The bot id of a `<prefix>.<bot>` subject (wake-ups, webhook changes). */
 export const botOfSubject = (subject: string) => subject.split(".")[1]!;
+
+/**
+ * Every name this deployment uses on NATS: streams, KV buckets and the wire form of the bus
+ * subjects above. NATS_PREFIX puts all of them in the deployment's own space, so several
+ * deployments can share one NATS server; without a prefix they are the plain names.
+ */
+export interface NatsNames {
+  /** JetStream stream of every bot's update log. */
+  updatesStream: string;
+  /** The update log's subject for one bot (`log.updates.<bot>`, apart from the bus's `updates.<bot>`). */
+  updatesSubject(botId: string): string;
+  /** KV bucket of each bot's confirmed watermark. */
+  confirmedBucket: string;
+  /** JetStream stream that keeps incoming-message events for the push worker. */
+  eventsStream: string;
+  /** KV bucket of single-owner leases (webhook delivery). */
+  leasesBucket: string;
+  /** KV bucket of shared rate-limit counters. */
+  rateLimitBucket: string;
+  /** A bus subject (or pattern) as sent to NATS. */
+  wire(subject: string): string;
+  /** The bus subject of a subject received from NATS. */
+  unwire(subject: string): string;
+}
+
+export function natsNames(prefix = ""): NatsNames {
+  const name = (base: string) => (prefix ? `${prefix}_${base}` : base);
+  const wire = (subject: string) => (prefix ? `${prefix}.${subject}` : subject);
+  return {
+    updatesStream: name("UPDATES"),
+    updatesSubject: (botId) => wire(`log.updates.${botId}`),
+    confirmedBucket: name("UPDATES_CONFIRMED"),
+    eventsStream: name("EVENTS"),
+    leasesBucket: name("LEASES"),
+    rateLimitBucket: name("RATELIMITS"),
+    wire,
+    unwire: (subject) => (prefix && subject.startsWith(`${prefix}.`) ? subject.slice(prefix.length + 1) : subject),
+  };
+}
+
+/** The names of a deployment without NATS_PREFIX. */
+export const DEFAULT_NATS_NAMES = natsNames();

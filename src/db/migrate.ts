@@ -46,3 +46,12 @@ export async function migrate(db: Db, migrations = readMigrations()): Promise<st
   }
   return applied;
 }
+
+/** Migrations not yet applied to `db`: a process that does not migrate refuses to serve on an old schema. */
+export async function pendingMigrations(db: Db, migrations = readMigrations()): Promise<string[]> {
+  const [table] = await db.query<{ exists: boolean }>(`select to_regclass('schema_migrations') is not null as exists`);
+  if (!table?.exists) return migrations.map((m) => m.name);
+  const rows = await db.query<{ name: string }>(`select name from schema_migrations`);
+  const applied = new Set(rows.map((r) => r.name));
+  return migrations.map((m) => m.name).filter((name) => !applied.has(name));
+}

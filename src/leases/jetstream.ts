@@ -5,8 +5,9 @@
 // read), checked by the server, so two holders can never both hold a key.
 import { nanos, type KV, type KvEntry, type NatsConnection } from "nats";
 import { assertLeaseKey, type Leases } from "./leases.ts";
+import { DEFAULT_NATS_NAMES } from "../core/subjects.ts";
 
-export const LEASES_BUCKET = "LEASES";
+export const LEASES_BUCKET = DEFAULT_NATS_NAMES.leasesBucket;
 /** JetStream's API error code for a failed expected-last-sequence check (a lost compare-and-set). */
 const ERR_WRONG_LAST_SEQUENCE = 10071;
 /** Why: a key that ages out or is released between our create and get is retried, but never forever. */

@@ -3,10 +3,9 @@
 // event is redelivered if the process holding it dies (or fails) before acknowledging it.
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages, type NatsConnection } from "nats";
 import type { PlatformEvent } from "../core/events.ts";
-import { MESSAGE_CREATED_SUBJECTS } from "../core/subjects.ts";
+import { DEFAULT_NATS_NAMES, MESSAGE_CREATED_SUBJECTS, type NatsNames } from "../core/subjects.ts";
 import type { EventQueue } from "./queue.ts";
 
-export const EVENTS_STREAM = "EVENTS";
 /** A notification about a message older than this is noise, not news. */
 export const EVENTS_MAX_AGE_MS = 3600_000;
 /** How long a consumer may take with one event before another process gets it. */
@@ -17,7 +16,9 @@ export const PUSH_MAX_DELIVER = 5;
 export const PUSH_IN_FLIGHT = 64;
 
 
-export function jetStreamQueue(nats: NatsConnection): EventQueue {
+export function jetStreamQueue(nats: NatsConnection, names: NatsNames = DEFAULT_NATS_NAMES, replicas = 1): EventQueue {
+  const EVENTS_STREAM = names.eventsStream;
+  const subjects = names.wire(MESSAGE_CREATED_SUBJECTS);
   return {
     async consumeIncoming(handle, options) {
       const consumerName = options.name;
@@ -25,16 +26,17 @@ export function jetStreamQueue(nats: NatsConnection): EventQueue {
       const stream = {
         name: EVENTS_STREAM,
         // Only what is consumed: other events (inbox updates, typing) are not stored.
-        subjects: [MESSAGE_CREATED_SUBJECTS],
+        subjects: [subjects],
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         max_age: EVENTS_MAX_AGE_MS * 1_000_000,
+        num_replicas: replicas,
       };
       await jsm.streams.add(stream).catch(async () => jsm.streams.update(EVENTS_STREAM, stream));
       await jsm.consumers
         .add(EVENTS_STREAM, {
           durable_name: consumerName,
-          filter_subject: MESSAGE_CREATED_SUBJECTS,
+          filter_subject: subjects,
           ack_policy: AckPolicy.Explicit,
           deliver_policy: DeliverPolicy.New,
           ack_wait: PUSH_ACK_WAIT_MS * 1_000_000,

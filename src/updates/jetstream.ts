@@ -30,12 +30,12 @@ import {
 } from "nats";
 import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
+import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
 
-export const UPDATES_STREAM = "UPDATES";
-/** The stream's subject space; a bot's updates go to `log.updates.<bot_uuid>`. */
-export const UPDATES_SUBJECT_PREFIX = "log.updates";
-export const CONFIRMED_BUCKET = "UPDATES_CONFIRMED";
+/** Names without NATS_PREFIX; a prefixed deployment passes its own `names`. */
+export const UPDATES_STREAM = DEFAULT_NATS_NAMES.updatesStream;
+export const CONFIRMED_BUCKET = DEFAULT_NATS_NAMES.confirmedBucket;
 
 /** Why: the server's default; republishes after it are caught by readers' de-duplication. */
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
@@ -46,19 +46,21 @@ const ERR_WRONG_LAST_SEQUENCE = 10071;
 
 export { HDR_APPENDED_AT, HDR_UPDATE_ID };
 
-export const updatesSubject = (botId: string) => `${UPDATES_SUBJECT_PREFIX}.${botId}`;
+export const updatesSubject = DEFAULT_NATS_NAMES.updatesSubject;
 
 export interface JetStreamLogOptions extends LogOptions {
   /** Stream replicas; 1 on a single server, 3 on a cluster. */
   replicas?: number;
+  /** Stream, bucket and subject names (NATS_PREFIX). */
+  names?: NatsNames;
 }
 
 const codec = JSONCodec<Record<string, unknown>>();
 
-function streamConfig(replicas: number): Partial<StreamConfig> {
+function streamConfig(replicas: number, names: NatsNames): Partial<StreamConfig> {
   return {
-    name: UPDATES_STREAM,
-    subjects: [`${UPDATES_SUBJECT_PREFIX}.*`],
+    name: names.updatesStream,
+    subjects: [names.updatesSubject("*")],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
@@ -69,8 +71,9 @@ function streamConfig(replicas: number): Partial<StreamConfig> {
 }
 
 /** Creates the stream, or brings an existing one to our configuration; safe to race. */
-async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<void> {
-  const wanted = streamConfig(replicas);
+async function ensureStream(jsm: JetStreamManager, replicas: number, names: NatsNames): Promise<void> {
+  const UPDATES_STREAM = names.updatesStream;
+  const wanted = streamConfig(replicas, names);
   let existing: StreamInfo;
   try {
     existing = await jsm.streams.info(UPDATES_STREAM);
@@ -88,7 +91,7 @@ async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<vo
   }
   const c = existing.config;
   const same = c.subjects?.length === 1 && c.subjects[0] === wanted.subjects![0]
-    && c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window;
+    && c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && c.num_replicas === wanted.num_replicas;
   if (!same) await jsm.streams.update(UPDATES_STREAM, { ...c, ...wanted });
 }
 
@@ -101,10 +104,13 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   const now = options.now ?? Date.now;
   const jsm = await nc.jetstreamManager({ timeout: NATS_REQUEST_TIMEOUT_MS });
   const js: JetStreamClient = nc.jetstream({ timeout: NATS_REQUEST_TIMEOUT_MS });
-  await ensureStream(jsm, options.replicas ?? 1);
+  const names = options.names ?? DEFAULT_NATS_NAMES;
+  const UPDATES_STREAM = names.updatesStream;
+  const updatesSubject = names.updatesSubject;
+  await ensureStream(jsm, options.replicas ?? 1, names);
   // Strict reads (no direct get): a lagging replica's older watermark would let a confirmed update repeat.
-  const confirmed: KV = await js.views.kv(CONFIRMED_BUCKET, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });
-  const index = new StreamIndex(jsm, js, UPDATES_STREAM, updatesSubject);
+  const confirmed: KV = await js.views.kv(names.confirmedBucket, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });
+  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject);
 
   let closed = false;
   const ensureOpen = () => {
