@@ -20,7 +20,7 @@ const LAYERS = [
 ];
 
 /** Process-wide helpers every layer may use: settings, the logger, the NATS connection's health. */
-const SHARED = ["src/config\\.ts", "src/logger\\.ts", "src/nats\\.ts", "src/secrets\\.ts", "src/ratelimit\\.ts"];
+const SHARED = ["src/config\\.ts", "src/metrics\\.ts", "src/logger\\.ts", "src/nats\\.ts", "src/secrets\\.ts", "src/ratelimit\\.ts"];
 
 const anyOf = (paths) => `^(${paths.join("|")})`;
 

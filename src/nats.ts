@@ -1,5 +1,6 @@
 import { connect, Events, type NatsConnection } from "nats";
 import { AppError, OUTAGE_RETRY_AFTER_SECONDS } from "./core/errors.ts";
+import type { Logger } from "./logger.ts";
 
 /** A NATS_URL that does not answer must fail start-up, not hang it. */
 const CONNECT_TIMEOUT_MS = 5000;
@@ -31,12 +32,17 @@ export interface NatsHealth {
 }
 
 /** Follows the connection's status events, so callers know about an outage without a request. */
-export function watchNats(nc: NatsConnection): NatsHealth {
+export function watchNats(nc: NatsConnection, logger?: Logger): NatsHealth {
   let connected = !nc.isClosed();
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === Events.Disconnect) connected = false;
-      else if (s.type === Events.Reconnect) connected = true;
+      if (s.type === Events.Disconnect) {
+        if (connected) logger?.warn({ server: String(s.data) }, "NATS connection lost: requests that need it answer 503 until it is back");
+        connected = false;
+      } else if (s.type === Events.Reconnect) {
+        if (!connected) logger?.info({ server: String(s.data) }, "NATS connection restored");
+        connected = true;
+      }
     }
   })().catch(() => undefined);
   const isUp = () => connected && !nc.isClosed();

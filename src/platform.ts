@@ -3,6 +3,8 @@
 // knows which mode it runs in.
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { Metrics } from "./metrics.ts";
+import { countOutbox, countPendingLogUpdates } from "./db/metrics.ts";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/driver.ts";
@@ -70,6 +72,8 @@ export interface Platform {
   botDeps: BotActorDeps;
   /** Request counters for public endpoints and logins: shared through NATS in production, per process embedded. */
   limiter: RateLimiter;
+  /** Prometheus counters and gauges of this platform (GET /metrics, METRICS_PORT on workers). */
+  metrics: Metrics;
   /** First step of a drain: ends parked long polls with an empty result. */
   beginShutdown(): void;
   close(): Promise<void>;
@@ -142,6 +146,14 @@ async function assertMigrated(db: Db): Promise<void> {
   }
 }
 
+/** Every committed change passes dispatch once: its incoming-message events are the accepted messages. */
+function countAccepted(metrics: Metrics, dispatch: (effects: Effects) => Promise<void>) {
+  return (effects: Effects) => {
+    for (const event of effects.events) if (event.kind === "message_created" && event.message?.direction === "in") metrics.messagesAccepted.inc();
+    return dispatch(effects);
+  };
+}
+
 export async function openPlatform(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Platform> {
   const db = options.db ?? (await openDb(config, options.inMemory));
   const closeDb = async () => {
@@ -169,7 +181,14 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const updates = nats ? await openJetStreamLog(nats, { now: options.now, names, replicas }) : await openSqlLog(db, { now: options.now });
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const queue = nats ? jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
-  const natsHealth = nats ? watchNats(nats) : undefined;
+  const natsHealth = nats ? watchNats(nats, logger) : undefined;
+  const metrics = new Metrics({ processMetrics: !options.db });
+  metrics.watch({
+    outboxSize: () => countOutbox(db),
+    pendingUpdates: nats
+      ? async () => (await (await nats.jetstreamManager()).streams.info(names.updatesStream)).state.messages
+      : () => countPendingLogUpdates(db),
+  });
   const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
     store: await kvCounterStore(nats, names.rateLimitBucket, replicas),
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
@@ -210,7 +229,8 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
     },
     limiter,
-    dispatch: createDispatcher({ bus, logger, publishUpTo: publishOutbox }),
+    dispatch: countAccepted(metrics, createDispatcher({ bus, logger, publishUpTo: publishOutbox })),
+    metrics,
     publishOutbox,
     async health() {
       const [database, natsUp] = await Promise.all([db.ping(), natsHealth ? natsHealth.ping() : Promise.resolve(true)]);

@@ -36,15 +36,37 @@ export async function startWorkerRole(role: WorkerRole, config: Config, logger: 
     throw new StartupError(`the ${role} process needs DATABASE_URL and NATS_URL (production); the embedded default runs every worker inside \`npm start\``);
   }
   const platform = await openPlatform(config, logger, { processName: role, ...overrides });
+  let metricsServer: ReturnType<typeof Bun.serve> | undefined;
+  try {
+    metricsServer = config.metricsPort === undefined ? undefined : serveMetrics(platform, config.host, config.metricsPort);
+  } catch (err) {
+    await platform.close();
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new StartupError(`METRICS_PORT ${config.metricsPort} is already in use: choose another`);
+    throw err;
+  }
   const worker = await start(platform);
   return {
     describe,
+    url: metricsServer ? `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${metricsServer.port}/metrics` : undefined,
     async stop() {
       platform.beginShutdown();
       await worker.stop();
+      metricsServer?.stop(true);
       await platform.close();
     },
   };
+}
+
+/** A worker has no HTTP front; with METRICS_PORT it still answers GET /metrics, and nothing else. */
+function serveMetrics(platform: Platform, hostname: string, port: number) {
+  return Bun.serve({
+    port,
+    hostname,
+    async fetch(request) {
+      if (new URL(request.url).pathname !== "/metrics") return new Response("not found", { status: 404 });
+      return new Response(await platform.metrics.text(), { headers: { "content-type": platform.metrics.contentType } });
+    },
+  });
 }
 
 export type StartRole = (role: Role, config: Config, logger: Logger, overrides: OpenOptions) => Promise<Running>;

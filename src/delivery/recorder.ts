@@ -23,6 +23,8 @@ export class AttemptRecorder {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
+    /** Told of every attempt as it happens (the metrics' delivery counters). */
+    private readonly onAttempt: (attempt: NewAttempt) => void = () => undefined,
   ) {
     this.flushTimer = setInterval(() => void this.flush(), ATTEMPT_FLUSH_MS);
     this.pruneTimer = setInterval(() => {
@@ -31,6 +33,7 @@ export class AttemptRecorder {
   }
 
   add(attempt: NewAttempt): void {
+    this.onAttempt(attempt);
     this.buffer.push(attempt);
     if (this.buffer.length >= ATTEMPT_BATCH) void this.flush();
   }

@@ -1,5 +1,5 @@
 import { feature } from "./feature.ts";
-import { randomUUID } from "node:crypto";
+import { accessLog } from "./access-log.ts";
 import type { Platform } from "../platform.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { botRoutes } from "./bots/routes.ts";
@@ -30,12 +30,7 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
   const log = platform.logger;
   return feature()
     .use(errorHandler(log))
-    .onRequest(({ request, set }) => {
-      set.headers["x-request-id"] = request.headers.get("x-request-id") || randomUUID();
-    })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
-      log.debug({ method: request.method, url: request.url, status: set.status, rid: set.headers["x-request-id"] }, "request");
-    })
+    .use(accessLog(log, platform.metrics))
     .use(publicCors())
     .use(requestGuard(platform))
     .use(systemRoutes(platform, () => state.draining))

@@ -2,6 +2,7 @@ import { feature } from "./feature.ts";
 import { Elysia, ValidationError } from "elysia";
 import { AppError, asBadInput, asOutage, ERROR_STATUS } from "../core/errors.ts";
 import type { Logger } from "../logger.ts";
+import { noteErrorResponse } from "./access-log.ts";
 import { fromAppError, telegramErrorResponse } from "../telegram/errors.ts";
 
 /** Keep a validation message readable when a value is huge or deeply nested. */
@@ -39,7 +40,10 @@ function envelope(status: number, error: string, retryAfter?: number): Response 
 
 /** The one place where any error becomes an HTTP response. */
 export const errorHandler = (logger: Logger) =>
-  feature({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request }) => {
+  feature({ name: "error-handler" }).onError({ as: "global" }, (ctx) => noteErrorResponse(ctx.request, errorResponse(logger, ctx), ctx.error));
+
+function errorResponse(logger: Logger, { code, error, request }: { code: string | number; error: any; request: Request }): Response {
+  {
     // PostgreSQL or NATS away is the client's cue to retry (503), not a bug (500); a value
     // the database refuses is the client's mistake (400), whichever check let it through.
     const known = asBadInput(asOutage(error));
@@ -64,8 +68,9 @@ export const errorHandler = (logger: Logger) =>
     if (typeof status === "number" && status >= 400 && status < 500) {
       return envelope(status, (error as Error).message || "bad request");
     }
-    logger.error({ err: error, url: request.url, method: request.method }, "unhandled error");
+    logger.error({ err: error, method: request.method, path: new URL(request.url).pathname.replace(/^\/bot[^/]*/, "/bot:token") }, "unhandled error");
     return envelope(500, "internal error");
-  });
+  }
+}
 
 export { ERROR_STATUS };

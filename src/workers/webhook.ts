@@ -86,7 +86,10 @@ export class WebhookWorker {
     });
     this.leases = options.leases ?? platform.leases;
     this.ttlMs = options.leaseTtlMs ?? platform.leaseTtlMs;
-    this.recorder = new AttemptRecorder(platform.db, logger);
+    this.recorder = new AttemptRecorder(platform.db, logger, (a) => {
+      const ok = a.error === null && a.status_code !== null && a.status_code >= 200 && a.status_code < 300;
+      platform.metrics.webhookDeliveries.inc({ kind: a.kind, outcome: ok ? "ok" : "failed" });
+    });
     this.deps = {
       db: platform.db,
       log: platform.updates,

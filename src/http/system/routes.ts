@@ -25,4 +25,15 @@ export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
         response: { 200: Health, 503: Health },
         detail: { summary: "200 while the database (and NATS, when configured) answer, else 503" },
       },
+    )
+    .get(
+      "/metrics",
+      async ({ set }) => {
+        set.headers["content-type"] = platform.metrics.contentType;
+        return platform.metrics.text();
+      },
+      {
+        response: { 200: t.String() },
+        detail: { summary: "Prometheus metrics (text exposition format)" },
+      },
     );

@@ -4,6 +4,7 @@
 import { AppError, asBadInput, asOutage } from "../../core/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { feature } from "../feature.ts";
+import { attributeToBot } from "../access-log.ts";
 import { botFromToken } from "../runtime/plugin.ts";
 import { fromAppError, INTERNAL_ERROR, telegramErrorResponse, TelegramError } from "../../telegram/errors.ts";
 import { readParams } from "../../telegram/params.ts";
@@ -26,13 +27,15 @@ export const telegramRoutes = (platform: Platform) =>
       try {
         // An unknown token is the native 401, which fromAppError writes as Telegram's bare "Unauthorized".
         const bot = await botFromToken(platform, decoded(token));
+        attributeToBot(request, bot.id);
         const { result, description } = await callMethod(platform, bot, decoded(method), await readParams(request));
         return Response.json(description ? { ok: true, result, description } : { ok: true, result });
       } catch (raised) {
         const err = asBadInput(asOutage(raised));
         if (err instanceof TelegramError) return telegramErrorResponse(err);
         if (err instanceof AppError) return telegramErrorResponse(fromAppError(err));
-        platform.logger.error({ err, url: request.url }, "telegram facade: unhandled error");
+        // Not the URL: it carries the bot token.
+        platform.logger.error({ err, method: decoded(method) }, "telegram facade: unhandled error");
         return telegramErrorResponse(INTERNAL_ERROR);
       }
     },
