@@ -88,6 +88,8 @@ export class Proc {
     readonly name: string,
     readonly argv: string[],
     readonly env: Record<string, string>,
+    /** Where it runs: the checkout, unless a test runs a copy of it (the production install). */
+    readonly cwd: string = ROOT,
   ) {
     onCleanup(() => this.kill("SIGKILL"));
   }
@@ -100,7 +102,7 @@ export class Proc {
     // sh execs the program (same pid, so setsid's group is the program's); one appended file
     // keeps stdout and stderr lines in the order they were written.
     const child = Bun.spawn(["setsid", "sh", "-c", 'exec "$0" "$@" >>"$CHAOS_LOG" 2>&1', ...this.argv], {
-      cwd: ROOT,
+      cwd: this.cwd,
       env: { ...this.env, CHAOS_LOG: this.log },
       stdin: "ignore",
       stdout: "ignore",
