@@ -8,5 +8,5 @@ export {
 } from "../core/input.ts";
 
 /** An integer id, cursor or offset: bounded, so it always fits the bigint column it is compared with. */
-export const SafeInt = (options: { minimum?: number; maximum?: number; description?: string } = {}) =>
+export const SafeInt = (options: { minimum?: number; maximum?: number; description?: string; default?: number } = {}) =>
   t.Integer({ minimum: -MAX_SAFE_ID, maximum: MAX_SAFE_ID, ...options });

@@ -24,10 +24,37 @@ export const TAGS = [
   { name: "Push", description: "Operator push notifications (Web Push)" },
 ];
 
+/** Elysia's stand-in for an integer it may coerce from a query string: `string (format integer, default 0)`. */
+const isCoercionBranch = (s: any) => s && s.type === "string" && s.format === "integer";
+
+/**
+ * Elysia documents every t.Integer as `anyOf [string (format integer, default 0), integer]`,
+ * the shape it validates coerced query values with; readers saw `update_id: "0"` and
+ * `limit` defaulting to 0. The document shows the integer the API speaks instead.
+ */
+export function showIntegersAsIntegers(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) showIntegersAsIntegers(item);
+    return;
+  }
+  if (!node || typeof node !== "object") return;
+  const schema = node as Record<string, any>;
+  if (Array.isArray(schema.anyOf) && schema.anyOf.length === 2 && isCoercionBranch(schema.anyOf[0]) && schema.anyOf[1]?.type === "integer") {
+    const integer = schema.anyOf[1];
+    delete schema.anyOf;
+    Object.assign(schema, integer, { description: schema.description ?? integer.description });
+    if (schema.description === undefined) delete schema.description;
+  }
+  for (const value of Object.values(schema)) showIntegersAsIntegers(value);
+}
+
 export const openApiDocs = () =>
   feature()
     .onRequest(({ request, set }) => {
       if (new URL(request.url).pathname === "/swagger") Object.assign(set.headers, pageHeaders(SWAGGER_CSP));
+    })
+    .onAfterHandle({ as: "global" }, ({ request, responseValue }) => {
+      if (new URL(request.url).pathname === "/swagger/json") showIntegersAsIntegers(responseValue);
     })
     .get("/swagger/assets/:file", ({ params, status }) => {
       if (!SWAGGER_ASSETS.has(params.file)) return status(404, { ok: false, error: "asset not found", error_code: 404 });

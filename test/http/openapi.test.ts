@@ -4,6 +4,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, test } from "bun:test";
 import { testClient } from "../support/harness.ts";
+import { UPDATE_KINDS } from "../../src/core/updates.ts";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 const SPEC_TAGS = ["Auth", "Bots", "Bot Runtime", "Channels", "Messages", "site-form integration", "Inbox", "Widget"];
@@ -177,5 +178,67 @@ describe("the OpenAPI document", () => {
 
     const patchChannel = resolve(resolve(operation("patch", "/api/bots/{id}/channels").requestBody).content["application/json"].schema);
     expect(patchChannel.required).toContain("channel_type");
+  });
+
+  // Issue 16: a bot author writes a client from /swagger alone. These hold for every
+  // operation, including routes added later: document a route with detail.summary and
+  // detail.description, Ok(Model, "what the caller gets") for the success, errors(...) for the
+  // rest, and an example on the request and result models (see src/http/envelope.ts).
+  test("every operation has a summary and a description of its semantics", () => {
+    for (const { method, path, op } of operations) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect({ where, summary: typeof op.summary === "string" && op.summary.length > 0 }).toEqual({ where, summary: true });
+      expect({ where, description: typeof op.description === "string" && op.description.length >= 20 }).toEqual({ where, description: true });
+    }
+  });
+
+  test("no response is described generically", () => {
+    for (const { method, path, op } of operations) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const description: string = resolve(response).description ?? "";
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        expect({ where, description }).not.toEqual({ where, description: expect.stringMatching(/^(Response for status \d+)?$/) });
+      }
+    }
+  });
+
+  test("every request body and every response has an example", () => {
+    const hasExample = (media: any) => {
+      const schema = resolve(media?.schema);
+      return media?.example !== undefined || Object.keys(media?.examples ?? {}).length > 0 || (Array.isArray(schema?.examples) && schema.examples.length > 0);
+    };
+    for (const { method, path, op } of operations) {
+      if (op.requestBody) {
+        const content = resolve(op.requestBody).content ?? {};
+        const where = `${method.toUpperCase()} ${path} request`;
+        expect({ where, example: Object.values(content).some(hasExample) }).toEqual({ where, example: true });
+      }
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const content = resolve(response).content ?? {};
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        expect({ where, example: Object.values(content).some(hasExample) }).toEqual({ where, example: true });
+      }
+    }
+  });
+
+  test("integers are typed integer; get-updates documents the specification's defaults", () => {
+    const params = operation("get", "/api/bots/{id}/get-updates").parameters.map(resolve);
+    const param = (name: string) => resolve(params.find((p: any) => p.name === name).schema);
+    expect(param("limit")).toMatchObject({ type: "integer", default: 100 });
+    expect(param("timeout")).toMatchObject({ type: "integer", default: 30 });
+    expect(param("offset").type).toBe("integer");
+    // Nowhere is an integer shown as Elysia's coercion stand-in (a string defaulting to "0").
+    expect(JSON.stringify(doc)).not.toContain('"format":"integer"');
+  });
+
+  test("the Update schema lists every update kind, each described", () => {
+    const ok = resolve(operation("get", "/api/bots/{id}/get-updates").responses["200"].content["application/json"].schema);
+    const update = resolve(resolve(ok.properties.result).items);
+    expect(resolve(update.properties.update_id).type).toBe("integer");
+    for (const kind of UPDATE_KINDS) {
+      const property = resolve(update.properties[kind]);
+      expect({ kind, described: typeof property?.description === "string" && property.description.length > 10 }).toEqual({ kind, described: true });
+      expect(resolve(property.properties.date).type).toBe("integer");
+    }
   });
 });

@@ -68,7 +68,7 @@ async function runToExit(entry: string, env: Record<string, string>, limitMs = 3
 }
 
 /** The one sentence: a single "startup error:" line on stderr, no stack trace. */
-function expectSentence(run: { code: number | null; stderr: string; signal: string | null }, words: string) {
+function expectSentence(run: { code: number | null; stderr: string; signal: unknown }, words: string) {
   expect(run.signal).toBeNull();
   expect(run.code).toBe(1);
   const lines = run.stderr.trim().split("\n");
@@ -87,7 +87,12 @@ function outputOf(child: Subprocess<"ignore", "pipe", "pipe">): { text: string }
     outputs.set(child, o);
     void (async () => {
       const decoder = new TextDecoder();
-      for await (const chunk of child.stdout) o.text += decoder.decode(chunk, { stream: true });
+      const reader = child.stdout.getReader();
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) return;
+        o.text += decoder.decode(chunk.value, { stream: true });
+      }
     })();
     out = o;
   }

@@ -11,13 +11,13 @@ export const AuthRequest = t.Object(
     email: t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH, examples: ["owner@example.com"] }),
     password: t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, examples: ["secret123"] }),
   },
-  { title: "AuthRequest" },
+  { title: "AuthRequest", examples: [{"email": "owner@example.com", "password": "secret123"}] },
 );
 export type AuthRequest = typeof AuthRequest.static;
 
 export const User = t.Object(
   { id: t.String({ format: "uuid" }), email: t.String(), created_at: t.String({ format: "date-time" }) },
-  { title: "User" },
+  { title: "User", examples: [{"id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "owner@example.com", "created_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type User = typeof User.static;
 
@@ -28,6 +28,6 @@ export const AuthResult = t.Object(
     expires_in: t.Integer({ description: "Seconds until the token expires" }),
     user: User,
   },
-  { title: "AuthResult" },
+  { title: "AuthResult", examples: [{"token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwYjZlN2MxYSJ9.c2lnbmF0dXJl", "token_type": "Bearer", "expires_in": 604800, "user": {"id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "owner@example.com", "created_at": "2026-01-01T09:30:00.000Z"}}] },
 );
 export type AuthResult = typeof AuthResult.static;

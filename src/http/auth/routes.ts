@@ -19,8 +19,11 @@ export const authRoutes = (platform: Platform) =>
       },
       {
         body: AuthRequest,
-        response: { 200: Ok(AuthResult), ...errors(400, 409, 413, 429) },
-        detail: { summary: "Register a user (and log in)" },
+        response: { 200: Ok(AuthResult, "The new user and a user token (already logged in)"), ...errors(400, { 409: "This e-mail is registered already" }, 413, 429) },
+        detail: {
+          summary: "Register a user (and log in)",
+          description: "Creates the account and answers with a user JWT for `Authorization: Bearer`, valid expires_in seconds (a week by default). Passwords: 6..256 characters.",
+        },
       },
     )
     .post(
@@ -33,12 +36,15 @@ export const authRoutes = (platform: Platform) =>
       },
       {
         body: AuthRequest,
-        response: { 200: Ok(AuthResult), ...errors(400, 401, 429) },
-        detail: { summary: "Log in" },
+        response: { 200: Ok(AuthResult, "A fresh user token"), ...errors(400, { 401: "Wrong e-mail or password (which one is not said)" }, 429) },
+        detail: {
+          summary: "Log in",
+          description: "Exchanges e-mail and password for a user JWT valid expires_in seconds. Attempts are limited per e-mail and per IP over 15 minutes (429 with retry_after).",
+        },
       },
     )
     .get("/me", ({ user }) => ok(user), {
       user: true,
-      response: { 200: Ok(User), ...errors(401) },
-      detail: { summary: "Profile of the current user" },
+      response: { 200: Ok(User, "The user the token belongs to"), ...errors(401) },
+      detail: { summary: "Profile of the current user", description: "Checks a stored user token and says whose it is." },
     });

@@ -23,7 +23,7 @@ export const BotCreateRequest = t.Object(
     description: t.Optional(t.String({ maxLength: MAX_BOT_DESCRIPTION_LENGTH })),
     webhook_url: t.Optional(t.Union([HttpUrl, t.Null()])),
   },
-  { title: "BotCreateRequest" },
+  { title: "BotCreateRequest", examples: [{"name": "Support bot", "description": "Answers questions about orders"}] },
 );
 export type BotCreateRequest = typeof BotCreateRequest.static;
 
@@ -40,6 +40,6 @@ export const Bot = t.Object(
     integration_key: t.String({ description: "Key for the site-form integration" }),
     created_at: t.String({ format: "date-time" }),
   },
-  { title: "Bot" },
+  { title: "Bot", examples: [{"id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "number": 7, "name": "Support bot", "username": "support_bot", "description": null, "webhook_url": null, "token": "7:Zq3xW9vK2mN8pL4tR6yB1cD5fG7hJ0kM", "widget_key": "wk_5Fh2Kq9Lm3Np7Rs1", "integration_key": "ik_8Tv4Wx6Yz2Ab9Cd3", "created_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type Bot = typeof Bot.static;

@@ -11,8 +11,8 @@ export const botRoutes = (platform: Platform) =>
     .use(userAuth(platform))
     .get("", async ({ user }) => ok(await listBots(platform.db, platform.secretBox, user.id)), {
       user: true,
-      response: { 200: Ok(t.Array(Bot)), ...errors(401) },
-      detail: { summary: "List the user's bots" },
+      response: { 200: Ok(t.Array(Bot), "Every bot of the user, oldest first, with tokens and keys"), ...errors(401) },
+      detail: { summary: "List the user's bots", description: "The bot cards of the calling user; another user's bots are never listed." },
     })
     .post(
       "",
@@ -24,8 +24,11 @@ export const botRoutes = (platform: Platform) =>
       {
         user: true,
         body: BotCreateRequest,
-        response: { 201: Ok(Bot), ...errors(400, 401, 429) },
-        detail: { summary: "Create a bot" },
+        response: { 201: Ok(Bot, "The new bot's card: keep the token secret"), ...errors(400, 401, 429) },
+        detail: {
+          summary: "Create a bot",
+          description: "Makes a bot with a bot token (runtime API), a widget key (public, for the widget) and an integration key (site forms). Its eight channels start with web and widget enabled.",
+        },
       },
     )
     .get(
@@ -34,8 +37,8 @@ export const botRoutes = (platform: Platform) =>
       {
         user: true,
         params: BotIdParams,
-        response: { 200: Ok(Bot), ...errors(400, 401, 404) },
-        detail: { summary: "The bot's card (token, widget key, integration key)" },
+        response: { 200: Ok(Bot, "The bot's card"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        detail: { summary: "The bot's card (token, widget key, integration key)", description: "One bot of the calling user, with its secrets." },
       },
     )
     .post(
@@ -44,7 +47,10 @@ export const botRoutes = (platform: Platform) =>
       {
         user: true,
         params: BotIdParams,
-        response: { 200: Ok(Bot), ...errors(400, 401, 404) },
-        detail: { summary: "Rotate the bot token (the old one stops working at once)" },
+        response: { 200: Ok(Bot, "The bot's card with the new token"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        detail: {
+          summary: "Rotate the bot token (the old one stops working at once)",
+          description: "Issues a new bot token; requests with the old one get 401 from now on. The bot's id, keys and pending updates stay.",
+        },
       },
     );

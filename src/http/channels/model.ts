@@ -47,7 +47,7 @@ export const ChannelPatch = t.Object(
     is_active: t.Optional(t.Boolean()),
     config: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Per-type settings (DESIGN §5)" })),
   },
-  { title: "ChannelPatch" },
+  { title: "ChannelPatch", examples: [{"channel_type": "widget", "is_active": true, "config": {"title": "Questions?", "color": "#2563eb", "allowed_origins": ["https://shop.example.com"]}}] },
 );
 export type ChannelPatch = typeof ChannelPatch.static;
 
@@ -58,6 +58,6 @@ export const Channel = t.Object(
     config: t.Record(t.String(), t.Unknown()),
     updated_at: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null when never configured" }),
   },
-  { title: "Channel" },
+  { title: "Channel", examples: [{"channel_type": "widget", "is_active": true, "config": {"title": "Questions?", "color": "#2563eb"}, "updated_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type Channel = typeof Channel.static;

@@ -20,8 +20,8 @@ export const channelRoutes = (platform: Platform) =>
       {
         user: true,
         params: BotIdParams,
-        response: { 200: Ok(t.Array(Channel)), ...errors(400, 401, 404) },
-        detail: { summary: "All eight channels of the bot with their state" },
+        response: { 200: Ok(t.Array(Channel), "The eight channels in a fixed order, configured or not"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        detail: { summary: "All eight channels of the bot with their state", description: "Whether each channel accepts messages and its settings (widget look, callback URL; secrets are masked)." },
       },
     )
     .patch(
@@ -34,7 +34,10 @@ export const channelRoutes = (platform: Platform) =>
         user: true,
         params: BotIdParams,
         body: ChannelPatch,
-        response: { 200: Ok(Channel), ...errors(400, 401, 404) },
-        detail: { summary: "Enable, disable or configure one channel" },
+        response: { 200: Ok(Channel, "The channel as stored now"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        detail: {
+          summary: "Enable, disable or configure one channel",
+          description: "Changes only what is given: is_active, and config keys merged into the stored config. A disabled channel refuses incoming messages with 403.",
+        },
       },
     );

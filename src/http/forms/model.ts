@@ -27,7 +27,7 @@ export const FormSubmission = t.Object(
     contact_name: t.Optional(Short),
     fields: t.Optional(t.Record(t.String({ maxLength: MAX_FORM_TEXT_LENGTH }), FieldValue, { maxProperties: MAX_FORM_FIELDS })),
   },
-  { title: "FormSubmission" },
+  { title: "FormSubmission", examples: [{"integration_key": "ik_8Tv4Wx6Yz2Ab9Cd3", "page_url": "https://shop.example.com/contact", "form_title": "Contact us", "contact_email": "ada@example.com", "contact_name": "Ada", "fields": {"message": "Please call me back"}}] },
 );
 export type FormSubmission = typeof FormSubmission.static;
 

@@ -13,7 +13,10 @@ export const formRoutes = (platform: Platform) =>
     {
       publicBot: { from: "integration_key", limit: true },
       body: FormSubmission,
-      response: { 200: Ok(AcceptedMessage), ...errors(400, 403, 404, 413, 429) },
-      detail: { summary: "Accept a form submission as a conversation message" },
+      response: { 200: Ok(AcceptedMessage, "Stored as a message of a new or the contact's conversation"), ...errors(400, { 403: "The site-form channel is disabled" }, { 404: "No bot with this integration_key" }, 413, 429) },
+      detail: {
+        summary: "Accept a form submission as a conversation message",
+        description: "A site's form plugin posts here with the bot's integration_key; the fields become the message text and the contact's e-mail, phone and name are kept.",
+      },
     },
   );

@@ -32,7 +32,7 @@ export const Contact = t.Object(
     phone: Nullable(t.String()),
     created_at: t.String({ format: "date-time" }),
   },
-  { title: "Contact" },
+  { title: "Contact", examples: [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type Contact = typeof Contact.static;
 
@@ -56,7 +56,7 @@ export const Message = t.Object(
       })),
     ),
   },
-  { title: "Message" },
+  { title: "Message", examples: [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}] },
 );
 export type Message = typeof Message.static;
 
@@ -76,7 +76,7 @@ export const Conversation = t.Object(
     updated_at: t.String({ format: "date-time" }),
     last_message_at: t.String({ format: "date-time" }),
   },
-  { title: "Conversation" },
+  { title: "Conversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type Conversation = typeof Conversation.static;
 
@@ -86,7 +86,7 @@ void sameShapes;
 
 export const ConversationDetail = t.Composite(
   [Conversation, t.Object({ messages: t.Array(Message), contacts: t.Array(Contact) })],
-  { title: "ConversationDetail" },
+  { title: "ConversationDetail", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "messages": [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}], "contacts": [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}]}] },
 );
 export type ConversationDetail = typeof ConversationDetail.static;
 
@@ -107,7 +107,7 @@ export const DetailQuery = t.Object({
 
 export const ReplyRequest = t.Object(
   { text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }) },
-  { title: "OperatorReply" },
+  { title: "OperatorReply", examples: [{"text": "Hi Ada, I am here. How can I help?"}] },
 );
 
 export const ConversationMetaPatch = t.Object(
@@ -115,7 +115,7 @@ export const ConversationMetaPatch = t.Object(
     status: t.Optional(Status),
     operator_note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })),
   },
-  { title: "ConversationMetaPatch" },
+  { title: "ConversationMetaPatch", examples: [{"status": "closed", "operator_note": "Refund issued"}] },
 );
 export type ConversationMetaPatch = typeof ConversationMetaPatch.static;
 

@@ -43,7 +43,7 @@ export const IncomingMessageRequest = t.Object(
       }),
     ),
   },
-  { title: "IncomingMessageRequest" },
+  { title: "IncomingMessageRequest", examples: [{"bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "chat_id": "visitor-42", "text": "Hello, is anyone there?", "user": {"first_name": "Ada"}, "metadata": {"client_message_id": "m-0001", "page_url": "https://shop.example.com/pricing"}}] },
 );
 export type IncomingMessageRequest = typeof IncomingMessageRequest.static;
 
@@ -55,7 +55,7 @@ export const AcceptedMessage = t.Object(
     chat_id: t.String(),
     created_at: t.String({ format: "date-time" }),
   },
-  { title: "AcceptedMessage" },
+  { title: "AcceptedMessage", examples: [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "created_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type AcceptedMessage = typeof AcceptedMessage.static;
 

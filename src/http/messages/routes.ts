@@ -14,16 +14,23 @@ export const messageRoutes = (platform: Platform) =>
       publicBot: { from: "body", limit: true, origin: true },
       body: IncomingMessageRequest,
       headers: IdempotencyHeaders,
-      response: { 200: Ok(AcceptedMessage), ...errors(400, 403, 404, 413, 429, 503) },
+      response: {
+        200: Ok(AcceptedMessage, "Stored: the bot gets it as an update and the inbox shows it"),
+        ...errors(400, { 403: "The channel is disabled, or the page's Origin is not among the widget's allowed origins" }, { 404: "No bot with this bot_id or widget_key" }, 413, 429, 503),
+      },
       detail: {
         summary: "Deliver an incoming message",
         description:
-          "Selects the bot by bot_id or widget_key. A repeat with the same metadata.client_message_id (or Idempotency-Key header) returns the first result and creates nothing.",
+          "Selects the bot by bot_id or widget_key. A repeat with the same metadata.client_message_id (or Idempotency-Key header) returns the first result and creates nothing. " +
+          "timestamp is Unix seconds (milliseconds when above 10^12). A 200 means the message is committed and its update will reach the bot; after a 503 nothing was stored, so retry.",
       },
     })
     .get("", async ({ publicBot, query }) => ok(await chatHistory(platform, publicBot, query)), {
       publicBot: { from: "query", origin: true },
       query: HistoryQuery,
-      response: { 200: Ok(t.Array(Message)), ...errors(400, 403, 404, 429) },
-      detail: { summary: "Message history of a web or widget chat (oldest first)" },
+      response: { 200: Ok(t.Array(Message), "Up to limit messages, oldest first; empty for an unknown chat"), ...errors(400, 403, 404, 429) },
+      detail: {
+        summary: "Message history of a web or widget chat (oldest first)",
+        description: "What the visitor's own page shows after a reload. Page back with before = the smallest message_id you have.",
+      },
     });

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { errors, Ok, ok } from "../envelope.ts";
+import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { PushEndpointRequest, PushPublicKey, PushSubscription, PushSubscriptionRequest } from "./model.ts";
 import { publicKey, subscribe, subscriptions, unsubscribe } from "./service.ts";
@@ -11,13 +11,13 @@ export const pushRoutes = (platform: Platform) =>
     .use(userAuth(platform))
     .get("/public-key", async () => ok(await publicKey(platform)), {
       user: true,
-      response: { 200: Ok(PushPublicKey), ...errors(401) },
-      detail: { summary: "VAPID key a browser subscribes with" },
+      response: { 200: Ok(PushPublicKey, "The server's VAPID public key"), ...errors(401) },
+      detail: { summary: "VAPID key a browser subscribes with", description: "Pass it as applicationServerKey to PushManager.subscribe." },
     })
     .get("/subscriptions", async ({ user }) => ok(await subscriptions(platform, user.id)), {
       user: true,
-      response: { 200: Ok(t.Array(PushSubscription)), ...errors(401) },
-      detail: { summary: "This user's push subscriptions" },
+      response: { 200: Ok(t.Array(PushSubscription), "Every browser subscribed for this user") , ...errors(401) },
+      detail: { summary: "This user's push subscriptions", description: "One entry per browser that asked for notifications about new visitor messages." },
     })
     .post(
       "/subscriptions",
@@ -29,13 +29,13 @@ export const pushRoutes = (platform: Platform) =>
       {
         user: true,
         body: PushSubscriptionRequest,
-        response: { 201: Ok(PushSubscription), ...errors(400, 401) },
-        detail: { summary: "Receive operator push notifications in this browser" },
+        response: { 201: Ok(PushSubscription, "Stored; a repeat of the same endpoint updates it"), ...errors(400, 401) },
+        detail: { summary: "Receive operator push notifications in this browser", description: "Stores the browser's PushSubscription; new visitor messages of the user's bots are pushed to it." },
       },
     )
     .delete("/subscriptions", async ({ user, body }) => ok(await unsubscribe(platform, user.id, body.endpoint)), {
       user: true,
       body: PushEndpointRequest,
-      response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 404) },
-      detail: { summary: "Stop push notifications for a browser" },
+      response: { 200: Ok(withExample(t.Literal(true), true), "The subscription is removed"), ...errors(400, 401, { 404: "No subscription with this endpoint for the user" }) },
+      detail: { summary: "Stop push notifications for a browser", description: "Removes the subscription with this endpoint." },
     });

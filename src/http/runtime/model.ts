@@ -7,7 +7,8 @@ import {
   UPDATES_DEFAULT_LIMIT, UPDATES_MAX_LIMIT,
   type EditMessageTextRequest as EditInput, type GetUpdatesQuery as PollInput, type SendMessageRequest as SendInput,
 } from "../../domain/runtime.ts";
-import type { RuntimeMessage as RuntimeMessageShape } from "../../core/updates.ts";
+import { UPDATE_KINDS, type RuntimeMessage as RuntimeMessageShape, type UpdateKind } from "../../core/updates.ts";
+import type { TOptional } from "@sinclair/typebox";
 import type { Same } from "../../core/records.ts";
 
 export {
@@ -19,8 +20,8 @@ export const BotIdPath = t.Object({ id: t.String({ format: "uuid", description: 
 
 export const GetUpdatesQuery = t.Object({
   offset: t.Optional(SafeInt({ description: "Confirms every update below it; negative: the last |offset|" })),
-  limit: t.Optional(SafeInt({ description: `1..${UPDATES_MAX_LIMIT} (clamped), default ${UPDATES_DEFAULT_LIMIT}` })),
-  timeout: t.Optional(SafeInt({ description: `Long-poll seconds, 0..${POLL_MAX_TIMEOUT_SECONDS} (clamped), default ${POLL_DEFAULT_TIMEOUT_SECONDS}` })),
+  limit: t.Optional(SafeInt({ default: UPDATES_DEFAULT_LIMIT, description: `Updates per answer, 1..${UPDATES_MAX_LIMIT} (clamped)` })),
+  timeout: t.Optional(SafeInt({ default: POLL_DEFAULT_TIMEOUT_SECONDS, description: `Long-poll seconds, 0..${POLL_MAX_TIMEOUT_SECONDS} (clamped); 0 answers at once` })),
 });
 export type GetUpdatesQuery = typeof GetUpdatesQuery.static;
 
@@ -43,19 +44,40 @@ export const RuntimeMessage = t.Object(
     metadata: t.Optional(Json),
     form: t.Optional(Json),
     reply_markup: t.Optional(Json),
-    edit_date: t.Optional(t.Integer()),
+    edit_date: t.Optional(t.Integer({ description: "Unix seconds of the last edit" })),
   },
-  { title: "RuntimeMessage" },
+  {
+    title: "RuntimeMessage",
+    examples: [{
+      message_id: "17",
+      date: 1767225600,
+      chat: { id: "visitor-42", type: "private", channel: "web" },
+      from: { id: "visitor-42", first_name: "Ada", last_name: null },
+      text: "/start hello",
+      entities: [{ type: "bot_command", offset: 0, length: 6 }],
+    }],
+  },
 );
+
+/** What each update kind carries; the Update schema is built from UPDATE_KINDS, so a new kind must be described here. */
+const UPDATE_KIND_DOCS: Record<UpdateKind, string> = {
+  message: "A visitor's new message from any channel (web, widget, Telegram, form, API…)",
+  edited_message: "A visitor edited one of their messages: the message as it is now, with edit_date",
+  operator_message: "An operator answered the visitor from the inbox (the cabinet): the bot sees its human colleague's reply",
+};
 
 export const Update = t.Object(
   {
-    update_id: t.Integer(),
-    message: t.Optional(RuntimeMessage),
-    edited_message: t.Optional(RuntimeMessage),
-    operator_message: t.Optional(RuntimeMessage),
+    update_id: t.Integer({ description: "Increasing per bot; confirm with get-updates offset = last update_id + 1" }),
+    ...Object.fromEntries(UPDATE_KINDS.map((kind) => [kind, t.Optional({ ...RuntimeMessage, description: UPDATE_KIND_DOCS[kind] })])) as {
+      [K in UpdateKind]: TOptional<typeof RuntimeMessage>;
+    },
   },
-  { title: "Update" },
+  {
+    title: "Update",
+    description: "Exactly one of the kinds is present",
+    examples: [{ update_id: 1001, message: RuntimeMessage.examples[0] }],
+  },
 );
 
 const MessageIdField = t.Union([t.String({ pattern: "^[0-9]{1,15}$" }), SafeInt({ minimum: 1 })], {
@@ -64,24 +86,30 @@ const MessageIdField = t.Union([t.String({ pattern: "^[0-9]{1,15}$" }), SafeInt(
 
 export const SendMessageRequest = t.Object(
   {
-    chat_id: t.String({ minLength: 1, maxLength: 256 }),
+    chat_id: t.String({ minLength: 1, maxLength: 256, description: "The chat's id as updates show it (chat.id)" }),
     text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }),
     channel: t.Optional(t.String({ maxLength: 64, description: "Informational; the reply goes to the chat's channel" })),
     reply_markup: t.Optional(Json),
   },
-  { title: "SendMessageRequest" },
+  { title: "SendMessageRequest", examples: [{ chat_id: "visitor-42", text: "Hello! How can I help?" }] },
 );
 export type SendMessageRequest = typeof SendMessageRequest.static;
 
 export const EditMessageTextRequest = t.Object(
   { message_id: MessageIdField, text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }), reply_markup: t.Optional(Json) },
-  { title: "EditMessageTextRequest" },
+  { title: "EditMessageTextRequest", examples: [{ message_id: "18", text: "Hello! How can I help you today?" }] },
 );
 export type EditMessageTextRequest = typeof EditMessageTextRequest.static;
 
-export const DeleteMessageRequest = t.Object({ message_id: MessageIdField }, { title: "DeleteMessageRequest" });
+export const DeleteMessageRequest = t.Object({ message_id: MessageIdField }, { title: "DeleteMessageRequest", examples: [{ message_id: "18" }] });
 
-export { BotCommandSchema, SetMyCommandsRequest } from "../../domain/runtime.ts";
+import { BotCommandSchema as DomainBotCommand, SetMyCommandsRequest as DomainSetMyCommands } from "../../domain/runtime.ts";
+import { withExample } from "../envelope.ts";
+
+export const BotCommandSchema = withExample(DomainBotCommand, { command: "start", description: "Talk to the bot" });
+export const SetMyCommandsRequest = withExample(DomainSetMyCommands, {
+  commands: [{ command: "start", description: "Talk to the bot" }, { command: "help", description: "What the bot can do" }],
+});
 
 export const BotInfo = t.Object(
   {
@@ -92,7 +120,10 @@ export const BotInfo = t.Object(
     username: t.String(),
     description: t.Union([t.String(), t.Null()]),
   },
-  { title: "BotInfo" },
+  {
+    title: "BotInfo",
+    examples: [{ id: "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", number: 7, is_bot: true, first_name: "Support bot", username: "support_bot", description: null }],
+  },
 );
 
 // What the routes validate must stay what the domain takes (the domain's types are plain TS).

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
-import { errors, Ok, ok } from "../envelope.ts";
+import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
   BotCommandSchema, BotIdPath, BotInfo, DeleteMessageRequest, EditMessageTextRequest, GetUpdatesQuery, RuntimeMessage,
@@ -13,6 +13,9 @@ import {
 } from "../../domain/runtime.ts";
 
 const AUTH_ERRORS = errors(400, 401, 403);
+/** Every runtime path names the bot; the token must be that bot's. */
+const PATH_NOTE = "The bot's `id` (its UUID, from the bot card) goes in the path of every runtime call; the bot token in `Authorization: Bearer`.";
+const TRUE = (description: string) => Ok(withExample(t.Literal(true), true), description);
 
 export const runtimeRoutes = (platform: Platform) =>
   feature({ tags: ["Bot Runtime"] })
@@ -24,52 +27,74 @@ export const runtimeRoutes = (platform: Platform) =>
         bot: true,
         params: BotIdPath,
         query: GetUpdatesQuery,
-        response: { 200: Ok(t.Array(Update)), ...AUTH_ERRORS, ...errors(409, 503) },
-        detail: { summary: "Long-poll the bot's updates (Telegram getUpdates semantics)" },
+        response: {
+          200: Ok(t.Array(Update), "Pending updates, oldest first, update_id ascending; empty when the timeout passed without any"),
+          ...AUTH_ERRORS,
+          ...errors({ 409: "A webhook is set, or a newer get-updates call for this bot took over this one" }, 503),
+        },
+        detail: {
+          summary: "Long-poll the bot's updates (Telegram getUpdates semantics)",
+          description: "Answers at once when updates are pending, else waits up to `timeout` seconds for the first one. " +
+            "`offset` confirms: every update with update_id < offset is forgotten for good, so pass the last update_id + 1 " +
+            "once you have handled it; a negative offset returns the last |offset| pending updates. Updates not confirmed are " +
+            "returned again; each expires 24 hours after it was made. Only one poll per bot at a time: a newer one ends the " +
+            "older with 409, and while a webhook is set get-updates answers 409. " + PATH_NOTE,
+        },
       },
     )
     .post("/api/bots/:id/send-message", async ({ bot, body }) => ok(await sendMessage(platform, bot, body)), {
       bot: true,
       params: BotIdPath,
       body: SendMessageRequest,
-      response: { 200: Ok(RuntimeMessage), ...AUTH_ERRORS, ...errors(404, 429, 503) },
-      detail: { summary: "Send a message into an existing chat of this bot" },
+      response: {
+        200: Ok(RuntimeMessage, "The message as stored and delivered to the chat's channel"),
+        ...AUTH_ERRORS,
+        ...errors({ 404: "No chat with this chat_id for this bot (a chat starts with the visitor's first message)" }, 429, 503),
+      },
+      detail: {
+        summary: "Send a message into an existing chat of this bot",
+        description: "Appends the bot's answer to the conversation: the operator inbox and the visitor's widget or channel see it. " +
+          "Limited to about 30 messages per second per bot (429 with retry_after). " + PATH_NOTE,
+      },
     })
     .post("/api/bots/:id/edit-message-text", async ({ bot, body }) => ok(await editMessageText(platform, bot, body)), {
       bot: true,
       params: BotIdPath,
       body: EditMessageTextRequest,
-      response: { 200: Ok(RuntimeMessage), ...AUTH_ERRORS, ...errors(404) },
-      detail: { summary: "Edit the text of a message this bot sent" },
+      response: { 200: Ok(RuntimeMessage, "The message with its new text and edit_date"), ...AUTH_ERRORS, ...errors({ 404: "No message with this message_id sent by this bot" }) },
+      detail: { summary: "Edit the text of a message this bot sent", description: "Replaces the text (and reply_markup) of one of the bot's own messages; viewers see the change live. " + PATH_NOTE },
     })
     .post("/api/bots/:id/delete-message", async ({ bot, body }) => ok(await deleteMessage(platform, bot, body.message_id)), {
       bot: true,
       params: BotIdPath,
       body: DeleteMessageRequest,
-      response: { 200: Ok(t.Literal(true)), ...AUTH_ERRORS, ...errors(404) },
-      detail: { summary: "Delete a message this bot sent" },
+      response: { 200: TRUE("The message is deleted"), ...AUTH_ERRORS, ...errors({ 404: "No message with this message_id sent by this bot" }) },
+      detail: { summary: "Delete a message this bot sent", description: "Removes one of the bot's own messages from the conversation for every viewer. " + PATH_NOTE },
     })
     .post("/api/bots/:id/set-my-commands", async ({ bot, body }) => ok(await setMyCommands(platform, bot, body.commands)), {
       bot: true,
       params: BotIdPath,
       body: SetMyCommandsRequest,
-      response: { 200: Ok(t.Literal(true)), ...AUTH_ERRORS },
-      detail: { summary: "Replace the bot's command list" },
+      response: { 200: TRUE("The command list is replaced"), ...AUTH_ERRORS },
+      detail: { summary: "Replace the bot's command list", description: "The widget offers these commands to visitors; a message starting with one carries a bot_command entity. " + PATH_NOTE },
     })
     .get("/api/bots/:id/get-my-commands", async ({ bot }) => ok(await getMyCommands(platform, bot)), {
       bot: true,
       params: BotIdPath,
-      response: { 200: Ok(t.Array(BotCommandSchema)), ...AUTH_ERRORS },
-      detail: { summary: "The bot's command list" },
+      response: { 200: Ok(t.Array(BotCommandSchema), "The commands in the order they were set (empty when none)"), ...AUTH_ERRORS },
+      detail: { summary: "The bot's command list", description: "What set-my-commands stored last. " + PATH_NOTE },
     })
     .post("/api/bots/:id/delete-my-commands", async ({ bot }) => ok(await deleteMyCommands(platform, bot)), {
       bot: true,
       params: BotIdPath,
-      response: { 200: Ok(t.Literal(true)), ...AUTH_ERRORS },
-      detail: { summary: "Empty the bot's command list" },
+      response: { 200: TRUE("The command list is empty now"), ...AUTH_ERRORS },
+      detail: { summary: "Empty the bot's command list", description: "The widget stops offering commands. " + PATH_NOTE },
     })
     .get("/api/bot/get-me", ({ bot }) => ok(botInfo(bot)), {
       bot: true,
-      response: { 200: Ok(BotInfo), ...errors(401) },
-      detail: { summary: "The bot this token belongs to" },
+      response: { 200: Ok(BotInfo, "The bot this token belongs to"), ...errors(401) },
+      detail: {
+        summary: "The bot this token belongs to",
+        description: "The one runtime call without the bot's id in its path: use it to learn the id (and check the token) at start-up.",
+      },
     });

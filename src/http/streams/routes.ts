@@ -2,7 +2,7 @@ import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { clientIp } from "../client.ts";
-import { ErrorResponse } from "../envelope.ts";
+import { ErrorResponse, errors } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { InboxStreamQuery, openInboxStream } from "./inbox.ts";
 import { openWidgetStream, WidgetStreamQuery } from "./widget.ts";
@@ -25,9 +25,11 @@ const AuthorizedResumeHeaders = t.Object({
  * OpenAPI for an event stream: the 200 body is text/event-stream, not the JSON envelope, so
  * the responses are described here rather than generated from a `response` schema.
  */
-const eventStream = (description: string, statuses: number[]) => ({
-  200: { description, content: { "text/event-stream": { schema: { type: "string" as const } } } },
-  ...Object.fromEntries(statuses.map((s) => [s, { description: `Error ${s}`, content: { "application/json": { schema: ErrorResponse } } }])),
+const eventStream = (description: string, example: string, statuses: number[]) => ({
+  200: { description, content: { "text/event-stream": { schema: { type: "string" as const }, example } } },
+  ...Object.fromEntries(Object.entries(errors(...statuses)).map(([status, schema]) => [
+    status, { description: schema.description, content: { "application/json": { schema: ErrorResponse, example: schema.examples[0] } } },
+  ])),
 });
 
 export const streamRoutes = (platform: Platform) =>
@@ -53,7 +55,7 @@ export const streamRoutes = (platform: Platform) =>
             "Events: `ready` (id = where the stream starts), `message` (id = the message's message_id; data = Message), " +
             "`message_updated`, `message_deleted` and `typing` (the bot's chat action) without an id. Resume with the Last-Event-ID header or `since`: every message " +
             "of the chat with a higher message_id is sent first. Heartbeat comments every 15 s.",
-          responses: eventStream("An event stream of the chat's messages", [400, 403, 404, 429]),
+          responses: eventStream("An event stream of the chat's messages", 'event: ready\nid: 16\ndata: {}\n\nevent: message\nid: 17\ndata: {"message_id":"17","text":"Hello!","sender":"bot"}\n\n', [400, 403, 404, 429]),
         },
       },
     )
@@ -71,7 +73,7 @@ export const streamRoutes = (platform: Platform) =>
             "(conversation_created, message_created, conversation_updated, message_updated, message_deleted; data = " +
             "{kind, owner_id, bot_id, conversation, message?}), `typing`, plus `ready` and `reset` (reload: the gap was too large). " +
             "Every event id is a resume cursor (database time in ms); replayed events may repeat ones already seen.",
-          responses: eventStream("An event stream of inbox changes", [400, 401, 429]),
+          responses: eventStream("An event stream of inbox changes", 'event: ready\nid: 1767225600000\ndata: {}\n\nevent: message_created\nid: 1767225601234\ndata: {"kind":"message_created","bot_id":"6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f"}\n\n', [400, 401, 429]),
         },
       },
     );

@@ -1,15 +1,17 @@
 import { feature } from "../feature.ts";
 import { Elysia, t } from "elysia";
 import type { Platform } from "../../platform.ts";
+import { withExample } from "../envelope.ts";
 
 const Health = t.Object({ ok: t.Boolean(), result: t.Object({ status: t.String() }) });
+const health = (description: string, ok: boolean, status: string) => withExample({ ...Health, description }, { ok, result: { status } });
 
 /** Liveness and readiness for load balancers and the Procfile's supervisor. */
 export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
   feature({ tags: ["System"] })
     .get("/healthz", () => ({ ok: true, result: { status: "serving" } }), {
-      response: { 200: Health },
-      detail: { summary: "200 once the process serves" },
+      response: { 200: health("The process is up and serving HTTP", true, "serving") },
+      detail: { summary: "200 once the process serves", description: "Liveness: answers without touching the database or NATS, so a slow dependency never gets the process restarted." },
     })
     .get(
       "/readyz",
@@ -22,8 +24,11 @@ export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
         return { ok: ready, result: { status } };
       },
       {
-        response: { 200: Health, 503: Health },
-        detail: { summary: "200 while the database (and NATS, when configured) answer, else 503" },
+        response: {
+          200: health("The database (and NATS) answered within a second", true, "ready"),
+          503: health("A dependency is unreachable or the process is draining: send traffic elsewhere", false, "NATS unavailable"),
+        },
+        detail: { summary: "200 while the database (and NATS, when configured) answer, else 503", description: "Readiness for load balancers: status names what is missing, or says draining after SIGTERM." },
       },
     )
     .get(
@@ -33,7 +38,12 @@ export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
         return platform.metrics.text();
       },
       {
-        response: { 200: t.String() },
-        detail: { summary: "Prometheus metrics (text exposition format)" },
+        response: {
+          200: withExample(t.String({ description: "Prometheus text exposition format" }), "# TYPE botinbox_messages_accepted_total counter\nbotinbox_messages_accepted_total 42\n"),
+        },
+        detail: {
+          summary: "Prometheus metrics (text exposition format)",
+          description: "Request counts and latencies (seconds) by route pattern, accepted messages, pending updates, outbox size, webhook deliveries by outcome, and process memory and CPU. Worker processes serve the same on METRICS_PORT.",
+        },
       },
     );

@@ -28,13 +28,13 @@ export const SetWebhookRequest = t.Object(
     })),
     drop_pending_updates: t.Optional(t.Boolean({ description: "Forget the updates waiting now" })),
   },
-  { title: "SetWebhookRequest" },
+  { title: "SetWebhookRequest", examples: [{"url": "https://bot.example.com/hook", "secret_token": "my-secret_123", "max_connections": 40, "allowed_updates": ["message", "operator_message"]}] },
 );
 export type SetWebhookRequest = typeof SetWebhookRequest.static;
 
 export const DeleteWebhookRequest = t.Object(
   { drop_pending_updates: t.Optional(t.Boolean({ description: "Forget the updates waiting now" })) },
-  { title: "DeleteWebhookRequest" },
+  { title: "DeleteWebhookRequest", examples: [{"drop_pending_updates": false}] },
 );
 
 export const WebhookInfo = t.Object(
@@ -47,7 +47,7 @@ export const WebhookInfo = t.Object(
     max_connections: t.Integer(),
     allowed_updates: t.Optional(t.Array(oneOf(UPDATE_KINDS))),
   },
-  { title: "WebhookInfo" },
+  { title: "WebhookInfo", examples: [{"url": "https://bot.example.com/hook", "has_custom_certificate": false, "pending_update_count": 2, "last_error_date": 1767225600, "last_error_message": "HTTP 502", "max_connections": 40, "allowed_updates": ["message", "operator_message"]}] },
 );
 
 export const DeliveriesQuery = t.Object({
@@ -66,7 +66,7 @@ export const DeliveryAttempt = t.Object(
     error: t.Union([t.String(), t.Null()]),
     attempted_at: t.String({ format: "date-time" }),
   },
-  { title: "DeliveryAttempt" },
+  { title: "DeliveryAttempt", examples: [{"id": 981, "kind": "webhook", "update_id": 1001, "message_id": null, "url": "https://bot.example.com/hook", "status_code": 200, "latency_ms": 84, "error": null, "attempted_at": "2026-01-01T09:30:00.000Z"}] },
 );
 
 export const CallbackDelivery = t.Object(
@@ -81,5 +81,5 @@ export const CallbackDelivery = t.Object(
     created_at: t.String({ format: "date-time" }),
     finished_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
   },
-  { title: "CallbackDelivery" },
+  { title: "CallbackDelivery", examples: [{"message_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "state": "delivered", "attempts": 1, "last_status": 200, "last_error": null, "next_attempt_at": null, "created_at": "2026-01-01T09:30:00.000Z", "finished_at": "2026-01-01T09:30:00.000Z"}] },
 );

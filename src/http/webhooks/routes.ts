@@ -2,7 +2,7 @@ import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { requireOwnBot } from "../bots/service.ts";
-import { errors, Ok, ok } from "../envelope.ts";
+import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { BotIdPath } from "../runtime/model.ts";
 import { botAuth } from "../runtime/plugin.ts";
@@ -22,14 +22,18 @@ const runtimeWebhookRoutes = (platform: Platform) =>
       bot: true,
       params: BotIdPath,
       body: SetWebhookRequest,
-      response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 403) },
-      detail: { summary: "Deliver updates to a URL instead of get-updates (ends a parked poll with 409)" },
+      response: { 200: Ok(withExample(t.Literal(true), true), "The webhook is set; deliveries start with the oldest pending update"), ...errors(400, 401, 403) },
+      detail: {
+        summary: "Deliver updates to a URL instead of get-updates (ends a parked poll with 409)",
+        description: "Each update is POSTed as JSON; a 2xx answer confirms it, anything else (or no answer in 10 s) is retried with backoff, in order per chat, " +
+          "max_connections chats at a time. While a webhook is set, get-updates answers 409. The bot's id goes in the path, its token in Authorization.",
+      },
     })
     .get("/api/bots/:id/get-webhook-info", async ({ bot }) => ok(await getWebhookInfo(platform, bot)), {
       bot: true,
       params: BotIdPath,
-      response: { 200: Ok(WebhookInfo), ...errors(400, 401, 403) },
-      detail: { summary: "The webhook, its pending updates and its last error" },
+      response: { 200: Ok(WebhookInfo, "The webhook settings, pending_update_count and the last failure"), ...errors(400, 401, 403) },
+      detail: { summary: "The webhook, its pending updates and its last error", description: "url is empty when no webhook is set; last_error_date is in Unix seconds." },
     })
     .post(
       "/api/bots/:id/delete-webhook",
@@ -39,8 +43,8 @@ const runtimeWebhookRoutes = (platform: Platform) =>
         params: BotIdPath,
         body: t.Optional(DeleteWebhookRequest),
         query: DeleteWebhookRequest,
-        response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 403) },
-        detail: { summary: "Remove the webhook; the bot goes back to get-updates" },
+        response: { 200: Ok(withExample(t.Literal(true), true), "The webhook is removed"), ...errors(400, 401, 403) },
+        detail: { summary: "Remove the webhook; the bot goes back to get-updates", description: "Pending updates stay for get-updates unless drop_pending_updates is true." },
       },
     );
 
@@ -58,8 +62,8 @@ const deliveryLogRoutes = (platform: Platform) =>
         user: true,
         params: BotIdPath,
         query: DeliveriesQuery,
-        response: { 200: Ok(t.Array(DeliveryAttempt)), ...errors(400, 401, 404) },
-        detail: { summary: "Recent webhook and callback delivery attempts, newest first" },
+        response: { 200: Ok(t.Array(DeliveryAttempt), "Up to limit attempts of the last week, newest first"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        detail: { summary: "Recent webhook and callback delivery attempts, newest first", description: "For the cabinet: status code, latency in milliseconds and error of each request made to the bot's URLs." },
       },
     )
     .get(
@@ -72,8 +76,8 @@ const deliveryLogRoutes = (platform: Platform) =>
         user: true,
         params: BotIdPath,
         query: DeliveriesQuery,
-        response: { 200: Ok(t.Array(CallbackDelivery)), ...errors(400, 401, 404) },
-        detail: { summary: "Delivery state of outgoing messages to channel callbacks, newest first" },
+        response: { 200: Ok(t.Array(CallbackDelivery), "Up to limit outgoing messages with their delivery state"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        detail: { summary: "Delivery state of outgoing messages to channel callbacks, newest first", description: "pending: still being retried (next_attempt_at); delivered: the callback answered 2xx; failed: given up." },
       },
     );
 

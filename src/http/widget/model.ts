@@ -14,6 +14,6 @@ export const WidgetConfigResult = t.Object(
     position: t.Union([t.Literal("left"), t.Literal("right")]),
     channel: t.Literal("widget"),
   },
-  { title: "WidgetConfig" },
+  { title: "WidgetConfig", examples: [{"bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "title": "Questions?", "subtitle": "We usually answer within minutes", "greeting": "Hi! Ask us anything.", "color": "#2563eb", "position": "right", "channel": "widget"}] },
 );
 export type WidgetConfigResult = typeof WidgetConfigResult.static;
