@@ -157,7 +157,9 @@ function parseReplicas(raw: string | undefined): 1 | 3 {
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const databaseUrl = parseUrl("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
-  const natsUrl = parseUrl("NATS_URL", env.NATS_URL, ["nats:", "tls:"]);
+  // A cluster is named by several seed URLs, comma-separated; each must be valid.
+  for (const seed of (env.NATS_URL ?? "").split(",").slice(1)) parseUrl("NATS_URL", seed.trim(), ["nats:", "tls:"]);
+  const natsUrl = parseUrl("NATS_URL", env.NATS_URL?.split(",")[0]?.trim(), ["nats:", "tls:"]) && env.NATS_URL;
   if (Boolean(databaseUrl) !== Boolean(natsUrl)) {
     throw new ConfigError("DATABASE_URL and NATS_URL go together: set both (production) or neither (embedded)");
   }

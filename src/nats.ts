@@ -16,7 +16,8 @@ export type { NatsConnection };
 /** One connection per process, shared by the update log, the event bus and the leases. */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
   // Reconnects forever: a NATS restart is an outage to ride out, never a reason to exit.
-  const nc = await connect({ servers: url, name, timeout: CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: RECONNECT_WAIT_MS });
+  // NATS_URL may list a cluster's seeds, comma-separated; the client learns the rest from them.
+  const nc = await connect({ servers: url.split(",").map((s) => s.trim()).filter(Boolean), name, timeout: CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: RECONNECT_WAIT_MS });
   // JetStream must be enabled on the server: fail now rather than at the first publish.
   await nc.jetstreamManager({ timeout: NATS_REQUEST_TIMEOUT_MS });
   return nc;

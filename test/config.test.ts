@@ -47,6 +47,9 @@ describe("loadConfig defaults", () => {
     expect(configError({ NATS_REPLICAS: "2" })).toContain("NATS_REPLICAS must be 1 or 3");
     expect(loadConfig({ METRICS_PORT: "9100" }).metricsPort).toBe(9100);
     expect(configError({ METRICS_PORT: "x" })).toContain("METRICS_PORT");
+    // A cluster's seeds, comma-separated; each one must be a NATS URL.
+    expect(loadConfig({ ...PRODUCTION, NATS_URL: "nats://a:4222,nats://b:4222" }).natsUrl).toBe("nats://a:4222,nats://b:4222");
+    expect(configError({ ...PRODUCTION, NATS_URL: "nats://a:4222,http://b" })).toContain("NATS_URL");
   });
 
   test("PUSH_CONTACT defaults from an https PUBLIC_URL and must be mailto: or https:", () => {

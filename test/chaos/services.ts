@@ -104,3 +104,47 @@ function postgresIds(): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+
+// --- private 3-node NATS cluster -----------------------------------------------------------
+
+/**
+ * Three JetStream servers routed to each other on loopback ports, each with its own store: the
+ * smallest cluster on which R3 streams survive losing a node. `url` lists all three seeds.
+ */
+export class NatsCluster {
+  readonly nodes: Array<{ name: string; port: number; routePort: number; proc: Proc }> = [];
+  readonly url: string;
+
+  constructor(scenario: string) {
+    const dir = tempDir("nats-cluster");
+    const ports = [0, 1, 2].map(() => ({ port: freePort(), routePort: freePort() }));
+    const routes = ports.map((p) => `nats://127.0.0.1:${p.routePort}`);
+    for (const [i, { port, routePort }] of ports.entries()) {
+      const name = `n${i + 1}`;
+      const argv = [
+        NATS_SERVER, "-a", "127.0.0.1", "-p", String(port), "-n", name, "-js", "-sd", join(dir, name),
+        "--cluster_name", "botinbox-test", "--cluster", routes[i]!, "--routes", routes.filter((_, j) => j !== i).join(","),
+      ];
+      this.nodes.push({ name, port, routePort, proc: new Proc(`${scenario}.${name}`, argv, { PATH: process.env.PATH ?? "/usr/bin:/bin" }) });
+    }
+    this.url = ports.map((p) => `nats://127.0.0.1:${p.port}`).join(",");
+  }
+
+  async start(): Promise<void> {
+    for (const node of this.nodes) node.proc.start();
+    for (const node of this.nodes) await waitFor(`NATS ${node.name} on ${node.port}`, () => tcpOpen(node.port), 15_000, () => node.proc.tail());
+  }
+
+  node(name: string) {
+    const node = this.nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no NATS node ${name}`);
+    return node;
+  }
+
+  /** Starts a stopped node again on its port and store. */
+  async restart(name: string): Promise<void> {
+    const node = this.node(name);
+    node.proc.start();
+    await waitFor(`NATS ${name} back on ${node.port}`, () => tcpOpen(node.port), 15_000, () => node.proc.tail());
+  }
+}

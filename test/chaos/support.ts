@@ -89,8 +89,8 @@ export class WebProc extends Proc {
   }
 }
 
-export function webProcess(name: string, services: Services): WebProc {
-  return new WebProc(name, "src/web.ts", { DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl });
+export function webProcess(name: string, services: Services, extraEnv: Record<string, string> = {}): WebProc {
+  return new WebProc(name, "src/web.ts", { DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl, ...extraEnv });
 }
 
 export function embeddedProcess(name: string, dataDir: string): WebProc {
@@ -98,8 +98,8 @@ export function embeddedProcess(name: string, dataDir: string): WebProc {
 }
 
 export class WebhookProc extends Proc {
-  constructor(name: string, services: Services) {
-    super(name, [BUN, "src/webhook.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl }));
+  constructor(name: string, services: Services, extraEnv: Record<string, string> = {}) {
+    super(name, [BUN, "src/webhook.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl, ...extraEnv }));
   }
 
   /** The worker has no HTTP front; its start line ("delivering webhooks…") says it serves. */
