@@ -72,9 +72,12 @@ export async function markRead(db: Queryable, userId: string, conversationId: st
 
 export type AssigneeFilter = "me" | "unassigned" | "all";
 
-/** SQL for "the conversation matches the assignee filter"; $1 is the user. */
+/**
+ * SQL for "the conversation matches the assignee filter"; $1 is the user. "me" is an IN over
+ * the user's (few) assignments, so the planner can start from them instead of probing every row.
+ */
 export function assigneeClause(filter: AssigneeFilter): string {
-  if (filter === "me") return `exists (select 1 from conversation_assignees a where a.conversation_id = c.id and a.user_id = $1)`;
+  if (filter === "me") return `c.id in (select a.conversation_id from conversation_assignees a where a.user_id = $1)`;
   if (filter === "unassigned") return `not exists (select 1 from conversation_assignees a where a.conversation_id = c.id)`;
   return "true";
 }
