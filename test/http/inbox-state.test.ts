@@ -114,6 +114,10 @@ describe("read state", () => {
     await visitor(bot, chat, "four");
     expect(await unreadOf(owner, first.conversation_id)).toBe(1);
     expect(await unreadOf(operator, first.conversation_id)).toBe(4);
+    // A marker asked for beyond the newest message stops at it: what comes next is still unread.
+    await client.post(`/api/inbox/${first.conversation_id}/read`, { message_id: 999_999_999 }, operator.token);
+    await visitor(bot, chat, "later");
+    expect(await unreadOf(operator, first.conversation_id)).toBe(1);
   });
 
   test("a member who joins later does not inherit the history as unread", async () => {
