@@ -63,6 +63,19 @@ export async function membersOf(db: Queryable, userId: string, botId: string): P
   return listMembers(db, bot.id);
 }
 
+/**
+ * Who a conversation of the bot can be assigned to, for any member (an operator hands a chat
+ * to a colleague); team administration (join dates, removal, invites) stays the owner's.
+ */
+export async function assigneesOfBot(db: Queryable, userId: string, botId: string): Promise<Pick<DbMember, "user_id" | "email" | "role">[]> {
+  const bot = await requireMember(db, userId, botId);
+  const members = await listMembers(db, bot.id);
+  const byEmail = (a: DbMember, b: DbMember) => a.email.toLowerCase().localeCompare(b.email.toLowerCase());
+  return members
+    .sort((a, b) => Number(b.role === "owner") - Number(a.role === "owner") || byEmail(a, b))
+    .map(({ user_id, email, role }) => ({ user_id, email, role }));
+}
+
 export async function removeMember(deps: TeamDeps, userId: string, botId: string, memberId: string): Promise<true> {
   const bot = await requireMember(deps.db, userId, botId, "owner");
   const member = await findMember(deps.db, bot.id, memberId);
