@@ -12,7 +12,7 @@ import { findConversationByChat, type DbConversation } from "../../db/conversati
 import type { DbBot } from "../../db/bots.ts";
 import { messagesAfter, latestMessageId } from "../../db/streams.ts";
 import { badRequest } from "../../core/errors.ts";
-import type { PlatformEvent, TypingEvent } from "../../core/events.ts";
+import type { CallbackAnsweredEvent, PlatformEvent, TypingEvent } from "../../core/events.ts";
 import { ownerEventKindsSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
@@ -71,6 +71,7 @@ export async function openWidgetStream(platform: Platform, bot: DbBot, query: Wi
 }
 
 const isTyping = (data: unknown): data is TypingEvent => (data as { kind?: unknown })?.kind === "typing";
+const isCallbackAnswer = (data: unknown): data is CallbackAnsweredEvent => (data as { kind?: unknown })?.kind === "callback_answered";
 
 /** Same rule as the public history: only browser chats, and only the channel asked for. */
 const visible = (conversation: Pick<DbConversation, "channel">, channel: string | undefined) =>
@@ -124,6 +125,13 @@ async function followChat(
   const onEvent = (data: unknown) => {
     if (isTyping(data)) {
       if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) sink.send({ event: "typing", data: {} });
+      return;
+    }
+    if (isCallbackAnswer(data)) {
+      if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) {
+        const { callback_query_id, text, show_alert, url } = data;
+        sink.send({ event: "callback_answer", data: { callback_query_id, text, show_alert, url } });
+      }
       return;
     }
     const event = data as PlatformEvent;
