@@ -2,6 +2,7 @@
 // reach in and ours cannot leak out. Message text only ever goes through textContent.
 import { Api, ApiError, type WidgetConfig, type WidgetMessage } from "./api.ts";
 import { CSS } from "./styles.ts";
+import { richMessages } from "./rich.ts";
 
 export interface Options {
   key: string;
@@ -135,7 +136,9 @@ export function mount(options: Options): void {
       pending.delete(clientId as string);
       return settle(mine, m);
     }
-    settle(bubble(m.text, m.direction === "in"), m);
+    const el = bubble(m.text, m.direction === "in");
+    rich.fill(el, m);
+    settle(el, m);
     if (m.direction === "out" && panel.hidden) {
       unseen++;
       badge.hidden = false;
@@ -165,6 +168,8 @@ export function mount(options: Options): void {
     }
   };
 
+  const rich = richMessages(panel, api, chatId, (text) => void send(text));
+
   const start = async () => {
     started = true;
     // The greeting opens every conversation; it is the page's, not a stored message.
@@ -178,12 +183,13 @@ export function mount(options: Options): void {
       message: show,
       updated: (m) => {
         const el = byId.get(m.id);
-        if (el) (el.children[1] as HTMLElement).textContent = m.text;
+        if (el) rich.fill(el, m);
       },
       deleted: (id) => {
         byId.get(id)?.remove();
         byId.delete(id);
       },
+      answer: (a) => rich.answered(a),
       cursor: () => cursor,
       typing: () => {
         typing ??= bubble("typing…", false);
