@@ -5,6 +5,14 @@ import { renderFormatted } from "../shared/entities.ts";
 import { post, type Conversation, type Message } from "./api.ts";
 import { h, toast } from "./dom.ts";
 
+const BUTTON_STYLE = "border:1px solid currentColor;border-radius:6px;padding:1px 8px;font-size:12px;opacity:.8";
+
+/** Inline styles through the CSSOM, which the cabinet's Content-Security-Policy allows (style attributes it refuses). */
+function styled<T extends HTMLElement>(el: T, css: string): T {
+  el.style.cssText = css;
+  return el;
+}
+
 /** A message's text as the visitor sees it, with its inline and reply keyboard labels. */
 export function messageText(m: Message): HTMLElement {
   const text = h("div", { class: "text" });
@@ -15,8 +23,8 @@ export function messageText(m: Message): HTMLElement {
     .map((b: unknown) => (typeof b === "string" ? b : typeof (b as { text?: unknown })?.text === "string" ? (b as { text: string }).text : ""))
     .filter(Boolean);
   if (labels.length) {
-    text.append(h("div", { class: "buttons", "aria-label": "Buttons shown to the visitor", style: "display:flex;flex-wrap:wrap;gap:4px;margin-top:6px" },
-      labels.map((label) => h("span", { style: "border:1px solid currentColor;border-radius:6px;padding:1px 8px;font-size:12px;opacity:.8" }, label))));
+    const buttons = h("div", { class: "buttons", "aria-label": "Buttons shown to the visitor" }, labels.map((label) => styled(h("span", null, label), BUTTON_STYLE)));
+    text.append(styled(buttons, "display:flex;flex-wrap:wrap;gap:4px;margin-top:6px"));
   }
   return text;
 }
@@ -47,5 +55,5 @@ export function handoffControl(id: string, changed: (c: Conversation) => void) {
     state.textContent = !human ? "Handled by the bot" : c.handed_over_by ? "Taken over by an operator" : "Handed over by the bot";
     button.textContent = human ? "Give back to bot" : "Take over";
   };
-  return { el: h("div", { class: "handoff", style: "display:flex;gap:8px;align-items:center" }, state, button), show };
+  return { el: styled(h("div", { class: "handoff" }, state, button), "display:flex;gap:8px;align-items:center;margin-top:4px"), show };
 }
