@@ -180,28 +180,37 @@ export class ConversationActor {
 
   /**
    * A visitor's press of an inline button under the bot's `message`: one callback_query
-   * update (Telegram's shape, native ids), unless a human handles the chat (then null).
+   * update (Telegram's shape, native ids), and the press as an incoming message the inbox
+   * shows (metadata.callback_query; the widget does not draw it). Nothing, and null, when
+   * a human handles the chat.
    */
   async recordPress(
-    bot: Pick<DbBot, "id" | "owner_id">, botSender: RuntimeSender, message: DbMessage, data: string, callbackQueryId: string,
+    bot: Pick<DbBot, "id" | "owner_id">, botSender: RuntimeSender, message: DbMessage, press: { data: string; label: string; id: string },
   ): Promise<{ callbackQueryId: string | null; effects: Effects }> {
     return this.db.transaction(async (tx) => {
-      const conversation = (await findConversationById(tx, message.conversation_id))!;
+      let conversation = (await findConversationById(tx, message.conversation_id))!;
       if (!reportsToBot(conversation)) return { callbackQueryId: null, effects: noEffects() };
       const contact = conversation.contact_id ? (await findContactsByIds(tx, [conversation.contact_id]))[0] : undefined;
-      const { last_update_id: updateId } = await nextBotNumbers(tx, bot.id, ["last_update_id"]);
-      await insertCallbackQuery(tx, { id: callbackQueryId, botId: bot.id, conversationId: conversation.id, messageId: message.message_id, data });
+      const ids = await nextBotNumbers(tx, bot.id, ["last_message_id", "last_update_id"]);
+      await insertCallbackQuery(tx, { id: press.id, botId: bot.id, conversationId: conversation.id, messageId: message.message_id, data: press.data });
+      const pressed = (await insertMessage(tx, {
+        botId: bot.id, ownerId: bot.owner_id, conversationId: conversation.id, messageId: ids.last_message_id, direction: "in", sender: "user",
+        contactId: contact?.id ?? null, fromId: null, text: press.label, replyMarkup: null, clientMessageId: null, createdAt: new Date(),
+        metadata: { callback_query: { id: press.id, data: press.data, message_id: String(message.message_id) } },
+      }))!;
+      const before = conversation.status;
+      conversation = await touchConversation(tx, conversation.id, pressed.id, pressed.created_at, statusAfterIncoming(before), null);
       const callbackQuery: RuntimeCallbackQuery = {
-        id: callbackQueryId,
+        id: press.id,
         from: { id: contact?.external_user_id ?? contact?.id ?? "", first_name: contact?.first_name ?? contact?.name ?? null, last_name: contact?.last_name ?? null },
         message: runtimeMessage(message, conversation, undefined, botSender),
         chat_instance: conversation.id,
-        data,
+        data: press.data,
       };
-      await insertOutbox(tx, bot.id, updateId, { update_id: updateId, callback_query: callbackQuery });
-      const effects = noEffects();
-      effects.updates.push({ botId: bot.id, updateId });
-      return { callbackQueryId, effects };
+      await insertOutbox(tx, bot.id, ids.last_update_id, { update_id: ids.last_update_id, callback_query: callbackQuery });
+      const effects = messageEffects(bot, conversation, contact, pressed, { created: false, statusChanged: before !== conversation.status });
+      effects.updates.push({ botId: bot.id, updateId: ids.last_update_id });
+      return { callbackQueryId: press.id, effects };
     });
   }
 

@@ -1,5 +1,6 @@
 // Inline buttons on the website: a visitor's press becomes a callback_query update for the
-// bot, and the bot's answerCallbackQuery reaches the widget as a toast or an alert.
+// bot (and a line in the inbox), and the bot's answerCallbackQuery reaches the widget as a
+// toast or an alert.
 import type { EventBus } from "../bus/bus.ts";
 import type { DbBot } from "../db/bots.ts";
 import { answerCallbackQueryRow } from "../db/callbacks.ts";
@@ -12,7 +13,7 @@ import { eventSubject } from "../core/subjects.ts";
 import type { Logger } from "../logger.ts";
 import { pressButton, type ConversationDeps } from "./conversations.ts";
 import { PUBLIC_HISTORY_CHANNELS } from "./intake.ts";
-import { hasCallbackButton } from "./markup.ts";
+import { callbackButtonLabel } from "./markup.ts";
 import { botSender } from "./runtime.ts";
 
 /** Telegram lets a bot answer a press for a while; after that the visitor has long given up. */
@@ -40,8 +41,9 @@ export async function pressInlineButton(platform: ConversationDeps, bot: DbBot, 
   if (!conversation || !PUBLIC_HISTORY_CHANNELS.has(conversation.channel)) throw notFound("chat");
   const message = await findMessageByBotMessageId(platform.db, bot.id, Number(press.message_id));
   if (!message || message.deleted_at || message.conversation_id !== conversation.id || message.sender !== "bot") throw notFound("message");
-  if (!hasCallbackButton(message.reply_markup, press.data)) throw badRequest("data: the message has no button with this callback_data");
-  const id = await pressButton(platform, bot, botSender(bot), conversation, message, press.data);
+  const label = callbackButtonLabel(message.reply_markup, press.data);
+  if (label === undefined) throw badRequest("data: the message has no button with this callback_data");
+  const id = await pressButton(platform, bot, botSender(bot), conversation, message, { data: press.data, label });
   if (id === null) throw conflict("an operator is handling this conversation: the bot does not receive button presses now");
   return { callback_query_id: id };
 }

@@ -66,10 +66,11 @@ export async function deleteFromBot(deps: ConversationDeps, bot: BotRef, convers
 
 /** A visitor's button press: the callback_query id, or null when a human handles the chat (no update). */
 export async function pressButton(
-  deps: ConversationDeps, bot: BotRef, sender: RuntimeSender, conversation: DbConversation, message: DbMessage, data: string,
+  deps: ConversationDeps, bot: BotRef, sender: RuntimeSender, conversation: DbConversation, message: DbMessage,
+  button: { data: string; label: string },
 ): Promise<string | null> {
   const { callbackQueryId, effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
-    actor.recordPress(bot, sender, message, data, crypto.randomUUID().replaceAll("-", "")),
+    actor.recordPress(bot, sender, message, { ...button, id: crypto.randomUUID().replaceAll("-", "") }),
   );
   await deps.dispatch(effects);
   return callbackQueryId;

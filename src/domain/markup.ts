@@ -61,9 +61,10 @@ export function checkReplyMarkup(markup: Markup | undefined): Markup | null {
   return markup;
 }
 
-/** Whether the message's inline keyboard has a button carrying this callback_data. */
-export function hasCallbackButton(markup: Markup | null, data: string): boolean {
+/** The label of the message's inline button carrying this callback_data; undefined when there is none. */
+export function callbackButtonLabel(markup: Markup | null, data: string): string | undefined {
   const rows = markup?.inline_keyboard;
-  if (!Array.isArray(rows)) return false;
-  return rows.some((row) => Array.isArray(row) && row.some((b) => (b as Markup | null)?.callback_data === data));
+  if (!Array.isArray(rows)) return undefined;
+  const button = rows.flatMap((row) => (Array.isArray(row) ? row : [])).find((b) => (b as Markup | null)?.callback_data === data) as Markup | undefined;
+  return button ? String(button.text) : undefined;
 }

@@ -38,6 +38,12 @@ describe(`callback queries (${MODE})`, () => {
       message: { message_id: messageId, text: "Pick one", chat: { id: chat.number, type: "private" }, from: { is_bot: true } },
     });
     expect(Number.isInteger(tgUpdates[0].callback_query.from.id)).toBe(true);
+
+    // The inbox shows the press in the conversation, under the button's label.
+    const detail = (await w.client.get(`/api/inbox/${chat.conversationId}`, w.user.token)).body.result;
+    expect(detail.messages.at(-1)).toMatchObject({
+      direction: "in", sender: "user", text: "Yes", metadata: { callback_query: { id, data: "yes", message_id: String(messageId) } },
+    });
   });
 
   test("allowed_updates without callback_query leaves presses out; with it they arrive", async () => {

@@ -169,6 +169,9 @@ describe.skipIf(skipBrowser)("bots with buttons and formatting in a real browser
         await expect(bubble.locator("b").textContent()).resolves.toBe("Menu");
         await expect(bubble.locator(".buttons").textContent()).resolves.toBe("✓ Pricing sent");
         await expect(operator.locator(".messages .bubble.out code", { hasText: "code" }).count()).resolves.toBe(1);
+        await operator.locator(".messages .bubble.in", { hasText: "Pressed the button “Pricing”" }).waitFor({ timeout: UI_WAIT_MS });
+        // The widget does not draw the press as a message of the visitor's.
+        await expect(log.locator(".msg.in").allTextContents()).resolves.toEqual([expect.stringContaining("/start")]);
         await screenshot(operator, `buttons-${library}-inbox`);
       } finally {
         await bot.stop();
@@ -246,6 +249,18 @@ describe.skipIf(skipBrowser)("bots with buttons and formatting in a real browser
     await replyKeyboard.getByRole("button", { name: "Again" }).waitFor({ timeout: UI_WAIT_MS });
     await apiCall(server.url, "POST", `/api/bots/${created.id}/send-message`, { chat_id: chat, text: "Bye", reply_markup: { remove_keyboard: true } }, created.token);
     await replyKeyboard.waitFor({ state: "hidden", timeout: UI_WAIT_MS });
+
+    // Handoff in the inbox: the operator takes the conversation over and gives it back.
+    await operator.goto(`${server.url}/#/inbox/${conversation.id}`);
+    await operator.getByText("Handled by the bot").waitFor({ timeout: UI_WAIT_MS });
+    await operator.getByRole("button", { name: "Take over" }).click();
+    await operator.getByText("Taken over by an operator").waitFor({ timeout: UI_WAIT_MS });
+    expect((await apiCall(server.url, "GET", `/api/inbox/${conversation.id}`, undefined, user.token)).handled_by).toBe("human");
+    await message.getByRole("button", { name: "Basic plan" }).click();
+    await page.getByRole("status").filter({ hasText: "an operator is handling this conversation" }).waitFor({ timeout: UI_WAIT_MS });
+    await operator.getByRole("button", { name: "Give back to bot" }).click();
+    await operator.getByText("Handled by the bot").waitFor({ timeout: UI_WAIT_MS });
+    expect((await apiCall(server.url, "GET", `/api/inbox/${conversation.id}`, undefined, user.token)).handled_by).toBe("bot");
     expect(blocked).toEqual([]);
   });
 });

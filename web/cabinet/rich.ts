@@ -16,6 +16,10 @@ function styled<T extends HTMLElement>(el: T, css: string): T {
 /** A message's text as the visitor sees it, with its inline and reply keyboard labels. */
 export function messageText(m: Message): HTMLElement {
   const text = h("div", { class: "text" });
+  if (m.metadata?.callback_query) {
+    text.append(styled(h("span", null, "Pressed the button "), "font-style:italic;opacity:.8"), h("strong", null, `“${m.text}”`));
+    return text;
+  }
   text.append(renderFormatted(m.text, m.entities));
   const markup = m.reply_markup ?? {};
   const rows = [...(Array.isArray(markup.inline_keyboard) ? markup.inline_keyboard : []), ...(Array.isArray(markup.keyboard) ? markup.keyboard : [])];

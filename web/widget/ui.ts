@@ -129,6 +129,8 @@ export function mount(options: Options): void {
 
   const show = (m: WidgetMessage) => {
     if (byId.has(m.id)) return;
+    // A button press is the inbox's record; the visitor saw the button spin instead.
+    if (m.metadata?.callback_query) return void (cursor = Math.max(cursor, Number(m.message_id)));
     if (m.direction === "out") stopTyping();
     const clientId = m.metadata?.client_message_id;
     const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
