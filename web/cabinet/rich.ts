@@ -61,3 +61,6 @@ export function handoffControl(id: string, changed: (c: Conversation) => void) {
   };
   return { el: styled(h("div", { class: "handoff" }, state, button), "display:flex;gap:8px;align-items:center;margin-top:4px"), show };
 }
+
+/** For the conversation list: who answers, when it is not the bot (handoff). */
+export const handlerLabel = (c: Conversation): string => (c.handled_by === "human" ? " · handled by a human" : "");
