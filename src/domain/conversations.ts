@@ -41,9 +41,10 @@ export async function takeIn(deps: ConversationDeps, chatId: string, input: Inco
 /** The bot's message into an existing chat (moves new → open, reaches the channel and live views). */
 export async function sendFromBot(
   deps: ConversationDeps, bot: BotRef, chatId: string, text: Formatted, replyMarkup: Record<string, unknown> | null,
+  metadata: Record<string, unknown> = {},
 ): Promise<{ message: DbMessage; conversation: DbConversation }> {
   const { message, conversation, effects } = await conversationActor(deps, bot.id, chatId).ask((actor) =>
-    actor.storeOutgoing(bot, "bot", text.text, replyMarkup, {}, false, text.entities),
+    actor.storeOutgoing(bot, "bot", text.text, replyMarkup, metadata, false, text.entities),
   );
   await deps.dispatch(effects);
   return { message, conversation };

@@ -51,6 +51,10 @@ export interface GetUpdatesQuery {
 export interface SendMessageRequest extends FormattedInput {
   chat_id: string;
   reply_markup?: Record<string, unknown>;
+  /** A message of the same chat this one answers; kept as metadata.reply_to_message_id. */
+  reply_to_message_id?: string | number;
+  /** Telegram's: send anyway when the replied-to message is gone. */
+  allow_sending_without_reply?: boolean;
 }
 export interface EditMessageTextRequest extends FormattedInput {
   message_id: string | number;
@@ -96,9 +100,19 @@ export async function sendMessage(platform: RuntimeDeps, bot: DbBot, body: SendM
   const text = formatText(body);
   const conversation = await findConversationByChat(platform.db, bot.id, body.chat_id);
   if (!conversation) throw notFound("chat");
+  const metadata = await replyMetadata(platform.db, bot, conversation.id, body);
   await botActor(platform, bot.id).ask((actor) => actor.takeSendToken());
-  const { message, conversation: after } = await sendFromBot(platform, bot, conversation.chat_id, text, replyMarkup);
+  const { message, conversation: after } = await sendFromBot(platform, bot, conversation.chat_id, text, replyMarkup, metadata);
   return runtimeMessage(message, after, undefined, botSender(bot));
+}
+
+/** Telegram's reply: the message must be in the same chat (400 otherwise, unless allowed to send without it). */
+async function replyMetadata(db: Db, bot: DbBot, conversationId: string, body: SendMessageRequest): Promise<Record<string, unknown>> {
+  if (body.reply_to_message_id === undefined) return {};
+  const target = await findMessageByBotMessageId(db, bot.id, Number(body.reply_to_message_id));
+  if (target && !target.deleted_at && target.conversation_id === conversationId) return { reply_to_message_id: String(target.message_id) };
+  if (body.allow_sending_without_reply) return {};
+  throw badRequest("message to be replied not found");
 }
 
 /** Only this bot's own runtime messages, and only when they are still there. */

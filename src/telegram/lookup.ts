@@ -7,7 +7,7 @@ import { MAX_TEXT_LENGTH } from "../core/limits.ts";
 import type { TelegramDeps } from "./deps.ts";
 import { tgBadRequest } from "./errors.ts";
 import type { Params } from "./model.ts";
-import { optionalArray, optionalObject, optionalString, requireChat, requireInt, type ChatRef } from "./params.ts";
+import { optionalArray, optionalBool, optionalInt, optionalObject, optionalString, requireChat, requireInt, type ChatRef } from "./params.ts";
 
 export function requireText(params: Params, name = "text"): string {
   const text = optionalString(params, name);
@@ -22,6 +22,21 @@ export const replyMarkup = (params: Params) => optionalObject(params, "reply_mar
 /** parse_mode and entities, passed on to the native service, which reads them. */
 export function formatting(params: Params, prefix = ""): { parse_mode?: string; entities?: unknown[] } {
   return { parse_mode: optionalString(params, `${prefix}parse_mode`), entities: optionalArray(params, `${prefix}entities`) };
+}
+
+/** reply_parameters (Bot API 7+) or the older reply_to_message_id / allow_sending_without_reply. */
+export function replyTo(params: Params): { reply_to_message_id?: number; allow_sending_without_reply?: boolean } {
+  const parameters = optionalObject(params, "reply_parameters", "ReplyParameters");
+  if (parameters) {
+    const messageId = optionalInt(parameters, "message_id");
+    if (messageId === undefined) throw tgBadRequest("reply_parameters: message_id is required");
+    if (parameters.chat_id !== undefined && String(parameters.chat_id) !== String(params.chat_id)) {
+      throw tgBadRequest("replies to messages of another chat are not supported");
+    }
+    return { reply_to_message_id: messageId, allow_sending_without_reply: optionalBool(parameters, "allow_sending_without_reply") };
+  }
+  const messageId = optionalInt(params, "reply_to_message_id");
+  return messageId === undefined ? {} : { reply_to_message_id: messageId, allow_sending_without_reply: optionalBool(params, "allow_sending_without_reply") };
 }
 
 export async function findChat(platform: TelegramDeps, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {

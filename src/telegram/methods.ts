@@ -21,7 +21,7 @@ import { COPY_METHODS } from "./copy.ts";
 import { KNOWN_TELEGRAM_METHODS } from "./known.ts";
 import { CHAT_ACTIONS, type Method, type Params, type TelegramResult, type TgMessage, type TgUpdate } from "./model.ts";
 import { optionalArray, optionalInt, optionalString, requireChat } from "./params.ts";
-import { findChat, formatting, nativeRefusal, ownMessage, replyMarkup, requireText } from "./lookup.ts";
+import { findChat, formatting, replyTo, nativeRefusal, ownMessage, replyMarkup, requireText } from "./lookup.ts";
 import { botUser, chatOfRef, chatOfRow, getMeResult, nativeMessages, toTgMessage, toTgUpdates } from "./shapes.ts";
 import { deleteMyCommands, deleteWebhook, getMyCommands, getWebhookInfo, setMyCommands, setWebhook } from "./settings.ts";
 
@@ -111,7 +111,7 @@ async function sendMessage(platform: TelegramDeps, bot: DbBot, params: Params): 
   const text = requireText(params);
   const markup = replyMarkup(params);
   const chat = await findChat(platform, bot, chatRef);
-  const sent = await native.sendMessage(platform, bot, { chat_id: chat.chat_id, text, ...formatting(params), reply_markup: markup });
+  const sent = await native.sendMessage(platform, bot, { chat_id: chat.chat_id, text, ...formatting(params), reply_markup: markup, ...replyTo(params) });
   return toTgMessage(sent, chatOfRow(chat), botUser(bot));
 }
 

@@ -34,6 +34,21 @@ describe(`more facade methods (${MODE})`, () => {
     expect((await tg(w, a.bot, "forwardMessage", { chat_id: a.number, message_id: sent.message_id })).status).toBe(400);
   });
 
+  test("replies: reply_parameters and reply_to_message_id are kept; a missing target is 400 unless allowed", async () => {
+    const chat = await botWithChat(w);
+    const visitorMessage = Number((await w.client.get(`/api/messages?bot_id=${chat.bot.id}&chat_id=${chat.chatId}`)).body.result[0].message_id);
+    const modern = await tg(w, chat.bot, "sendMessage", { chat_id: chat.number, text: "Re", reply_parameters: { message_id: visitorMessage } });
+    expect(modern.body.result.metadata).toEqual({ reply_to_message_id: String(visitorMessage) });
+    const classic = await tg(w, chat.bot, "sendMessage", { chat_id: chat.number, text: "Re", reply_to_message_id: visitorMessage });
+    expect(classic.body.result.metadata).toEqual({ reply_to_message_id: String(visitorMessage) });
+    expect((await tg(w, chat.bot, "sendMessage", { chat_id: chat.number, text: "Re", reply_to_message_id: 999999 })).body.description)
+      .toBe("Bad Request: message to be replied not found");
+    const allowed = await tg(w, chat.bot, "sendMessage", { chat_id: chat.number, text: "Re", reply_parameters: { message_id: 999999, allow_sending_without_reply: true } });
+    expect(allowed.body.result.metadata).toBeUndefined();
+    const nativeReply = await w.client.post(`/api/bots/${chat.bot.id}/send-message`, { chat_id: chat.chatId, text: "Re", reply_to_message_id: String(visitorMessage) }, chat.bot.token);
+    expect(nativeReply.body.result.metadata).toEqual({ reply_to_message_id: String(visitorMessage) });
+  });
+
   test("name, descriptions and menu button are stored and answered", async () => {
     const chat = await botWithChat(w, "Profile bot");
     expect((await tg(w, chat.bot, "getMyName")).body.result).toEqual({ name: "Profile bot" });

@@ -89,6 +89,10 @@ export const SendMessageRequest = t.Object(
     channel: t.Optional(t.String({ maxLength: 64, description: "Informational; the reply goes to the chat's channel" })),
     ...Formatting,
     reply_markup: t.Optional(Json),
+    reply_to_message_id: t.Optional(t.Union([t.String({ pattern: "^[0-9]{1,15}$" }), SafeInt({ minimum: 1 })], {
+      description: "A message of this chat the new one answers (kept as metadata.reply_to_message_id)",
+    })),
+    allow_sending_without_reply: t.Optional(t.Boolean({ description: "Send even when reply_to_message_id is not found" })),
   },
   {
     title: "SendMessageRequest",
