@@ -255,7 +255,7 @@ describe.skipIf(skipBrowser)("bots with buttons and formatting in a real browser
     await operator.getByText("Handled by the bot").waitFor({ timeout: UI_WAIT_MS });
     await operator.getByRole("button", { name: "Take over" }).click();
     await operator.getByText("Taken over by an operator").waitFor({ timeout: UI_WAIT_MS });
-    await operator.locator(".conv-list li", { hasText: "Native buttons" }).getByText("handled by a human").waitFor({ timeout: UI_WAIT_MS });
+    await operator.locator(`.conv-list a[data-id="${conversation.id}"]`).getByText("handled by a human").waitFor({ timeout: UI_WAIT_MS });
     expect((await apiCall(server.url, "GET", `/api/inbox/${conversation.id}`, undefined, user.token)).handled_by).toBe("human");
     await message.getByRole("button", { name: "Basic plan" }).click();
     await page.getByRole("status").filter({ hasText: "an operator is handling this conversation" }).waitFor({ timeout: UI_WAIT_MS });
