@@ -19,7 +19,7 @@ create table callback_queries (
   created_at timestamptz not null default now(),
   answered_at timestamptz
 );
-create index callback_queries_created on callback_queries (created_at);
+create index callback_queries_bot_created on callback_queries (bot_id, created_at);
 
 -- setMyName / setMyDescription / setMyShortDescription / setChatMenuButton, stored as sent.
 create table bot_profiles (

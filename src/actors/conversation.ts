@@ -19,7 +19,8 @@ import { runtimeMessage, toConversation, toMessage } from "../db/view.ts";
 import { enqueueCallback } from "../db/webhooks.ts";
 import { CALLBACK_CHANNELS } from "../core/records.ts";
 import type { MessageEntity, RuntimeCallbackQuery, RuntimeSender } from "../core/updates.ts";
-import { insertCallbackQuery } from "../db/callbacks.ts";
+import { insertCallbackQuery, pruneCallbackQueries } from "../db/callbacks.ts";
+import { CALLBACK_ANSWER_WINDOW_SECONDS } from "../core/limits.ts";
 
 export interface IncomingInput {
   bot: DbBot;
@@ -192,6 +193,7 @@ export class ConversationActor {
       if (!reportsToBot(conversation)) return { callbackQueryId: null, effects: noEffects() };
       const contact = conversation.contact_id ? (await findContactsByIds(tx, [conversation.contact_id]))[0] : undefined;
       const ids = await nextBotNumbers(tx, bot.id, ["last_message_id", "last_update_id"]);
+      await pruneCallbackQueries(tx, bot.id, CALLBACK_ANSWER_WINDOW_SECONDS);
       await insertCallbackQuery(tx, { id: press.id, botId: bot.id, conversationId: conversation.id, messageId: message.message_id, data: press.data });
       const pressed = (await insertMessage(tx, {
         botId: bot.id, ownerId: bot.owner_id, conversationId: conversation.id, messageId: ids.last_message_id, direction: "in", sender: "user",

@@ -17,3 +17,5 @@ export const MAX_ENTITIES = 100;
 export const MAX_CALLBACK_DATA_BYTES = 64;
 /** Telegram's answerCallbackQuery text limit: 0-200 characters. */
 export const MAX_CALLBACK_ANSWER_LENGTH = 200;
+/** Telegram lets a bot answer a button press for a while; after that the visitor has long given up. */
+export const CALLBACK_ANSWER_WINDOW_SECONDS = 15 * 60;

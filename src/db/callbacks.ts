@@ -20,6 +20,11 @@ export async function insertCallbackQuery(
   );
 }
 
+/** Presses past the answer window can no longer be answered; the inbox keeps its own record of them. */
+export async function pruneCallbackQueries(db: Queryable, botId: string, maxAgeSeconds: number): Promise<void> {
+  await db.query(`delete from callback_queries where bot_id = $1 and created_at < now() - make_interval(secs => $2)`, [botId, maxAgeSeconds]);
+}
+
 /** Marks the bot's press answered; undefined when unknown, another bot's, already answered or older than maxAgeSeconds. */
 export async function answerCallbackQueryRow(db: Queryable, botId: string, id: string, maxAgeSeconds: number): Promise<DbCallbackQuery | undefined> {
   const rows = await db.query<DbCallbackQuery>(

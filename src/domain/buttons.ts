@@ -8,16 +8,13 @@ import { findConversationByChat, findConversationById } from "../db/conversation
 import { findMessageByBotMessageId } from "../db/messages.ts";
 import { badRequest, conflict, notFound } from "../core/errors.ts";
 import type { CallbackAnsweredEvent } from "../core/events.ts";
-import { MAX_CALLBACK_ANSWER_LENGTH, MAX_URL_LENGTH } from "../core/limits.ts";
+import { CALLBACK_ANSWER_WINDOW_SECONDS, MAX_CALLBACK_ANSWER_LENGTH, MAX_URL_LENGTH } from "../core/limits.ts";
 import { eventSubject } from "../core/subjects.ts";
 import type { Logger } from "../logger.ts";
 import { pressButton, type ConversationDeps } from "./conversations.ts";
 import { PUBLIC_HISTORY_CHANNELS } from "./intake.ts";
 import { callbackButtonLabel } from "./markup.ts";
 import { botSender } from "./runtime.ts";
-
-/** Telegram lets a bot answer a press for a while; after that the visitor has long given up. */
-export const CALLBACK_ANSWER_WINDOW_SECONDS = 15 * 60;
 
 export interface ButtonPress {
   chat_id: string;
