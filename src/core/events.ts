@@ -12,7 +12,7 @@ export type ConversationEventKind =
   | "message_deleted";
 
 /** Every kind published on events.<owner>.<kind>. */
-export type EventKind = ConversationEventKind | "typing";
+export type EventKind = ConversationEventKind | "typing" | "operator_typing" | "callback_answered";
 
 export interface PlatformEvent {
   kind: ConversationEventKind;
@@ -30,6 +30,38 @@ export interface TypingEvent {
   conversation_id: string;
   chat_id: string;
   channel: string;
+}
+
+/** An operator types in the inbox: the widget shows "typing…" (not stored). */
+export interface OperatorTypingEvent {
+  kind: "operator_typing";
+  owner_id: string;
+  bot_id: string;
+  conversation_id: string;
+  chat_id: string;
+  channel: string;
+  user_id: string;
+}
+
+/** Kinds published on users.<user>.events (userEventsSubject). */
+export type UserEvent =
+  /** The user read a conversation (in another tab or device): its unread count now. */
+  | { kind: "conversation_read"; user_id: string; bot_id: string; conversation_id: string; unread_count: number }
+  /** The user joined or left a bot, or it was renamed or deleted: reload the bot list (bot_id absent: found by a periodic re-check). */
+  | { kind: "bots_changed"; user_id: string; bot_id?: string };
+
+/** The bot's answerCallbackQuery: the widget shows its text as a toast or an alert and stops the button's spinner. */
+export interface CallbackAnsweredEvent {
+  kind: "callback_answered";
+  owner_id: string;
+  bot_id: string;
+  chat_id: string;
+  channel: string;
+  callback_query_id: string;
+  text: string;
+  show_alert: boolean;
+  /** Telegram's url answer (opens a game or t.me link there); the widget offers it when it is http(s). */
+  url: string | null;
 }
 
 /** An update whose outbox row is committed; the dispatcher publishes it from there. */

@@ -2,6 +2,11 @@
 // types. http/*/model.ts declares the same shapes as TypeBox schemas for validation and
 // OpenAPI, and checks at compile time that the two stay identical.
 
+import type { MessageEntity } from "./updates.ts";
+
+export const HANDLERS = ["bot", "human"] as const;
+export type HandledBy = (typeof HANDLERS)[number];
+
 export const STATUSES = ["new", "open", "waiting", "closed"] as const;
 export type Status = (typeof STATUSES)[number];
 
@@ -32,6 +37,8 @@ export interface Message {
   direction: "in" | "out";
   sender: "user" | "bot" | "operator";
   text: string;
+  /** Telegram's formatting of `text`; null when it is plain. */
+  entities: MessageEntity[] | null;
   reply_markup: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
   created_at: string;
@@ -50,10 +57,28 @@ export interface Conversation {
   contact: Contact | null;
   last_message: Message | null;
   message_count: number;
+  /** "human" while an operator has taken the conversation over from the bot (handoff). */
+  handled_by: HandledBy;
+  /** The user who took it over; null when the bot handed it over itself, or while the bot handles it. */
+  handed_over_by: string | null;
+  handed_over_at: string | null;
   created_at: string;
   updated_at: string;
   last_message_at: string;
 }
+
+/** The member a conversation is assigned to. */
+export interface Assignee {
+  user_id: string;
+  email: string;
+}
+
+/**
+ * A conversation as one user's inbox shows it: who handles it and how many incoming messages
+ * that user has not read. Live events from the write path carry a plain Conversation (no
+ * `assignee` key: unchanged); assignment events carry `assignee`.
+ */
+export type InboxConversation = Conversation & { assignee: Assignee | null; unread_count: number };
 
 /** Compile-time proof that a schema's static type and a record type are the same shape. */
 export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

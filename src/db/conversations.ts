@@ -17,10 +17,18 @@ export interface DbConversation {
   last_message_at: Date;
   created_at: Date;
   updated_at: Date;
+  /** 'human' while an operator (or the bot's own handoff) has taken the conversation over. */
+  handled_by: HandledBy;
+  handed_over_by: string | null;
+  handed_over_at: Date | null;
 }
 
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+export type HandledBy = "bot" | "human";
+
+/** Shared with the stream queries (db/streams.ts), so a new column reaches every reader. */
+export const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
+  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at,
+  c.handled_by, c.handed_over_by, c.handed_over_at`;
 
 export async function findConversationByChat(db: Queryable, botId: string, chatId: string): Promise<DbConversation | undefined> {
   const rows = await db.query<DbConversation>(
@@ -32,14 +40,6 @@ export async function findConversationByChat(db: Queryable, botId: string, chatI
 
 export async function findConversationById(db: Queryable, id: string): Promise<DbConversation | undefined> {
   const rows = await db.query<DbConversation>(`select ${CONVERSATION_COLUMNS} from conversations c where c.id = $1`, [id]);
-  return rows[0];
-}
-
-export async function findConversationOfOwner(db: Queryable, id: string, ownerId: string): Promise<DbConversation | undefined> {
-  const rows = await db.query<DbConversation>(
-    `select ${CONVERSATION_COLUMNS} from conversations c where c.id = $1 and c.owner_id = $2`,
-    [id, ownerId],
-  );
   return rows[0];
 }
 
@@ -83,43 +83,13 @@ export async function updateConversationMeta(
   return rows[0]!;
 }
 
-export interface InboxFilter {
-  ownerId: string;
-  botId: string | null;
-  status: ConversationStatus | null;
-  /** ILIKE pattern, already escaped and wrapped in %…% */
-  pattern: string | null;
-  before: { at: Date; id: string } | null;
-  limit: number;
-}
-
-/**
- * The inbox list, newest activity first. Search matches contact name, email and phone,
- * chat id, operator note and the text of every message, through trigram indexes.
- */
-export async function listInbox(db: Queryable, f: InboxFilter): Promise<DbConversation[]> {
-  const params: unknown[] = [f.ownerId, f.botId, f.status, f.before?.at ?? null, f.before?.id ?? null, f.limit];
-  let searchClause = "";
-  if (f.pattern !== null) {
-    params.push(f.pattern);
-    searchClause = `and c.id in (
-        select id from conversations where owner_id = $1 and (chat_id ilike $7 or operator_note ilike $7)
-        union
-        select cv.id from contacts ct join conversations cv on cv.contact_id = ct.id
-          where ct.owner_id = $1 and (ct.name ilike $7 or ct.email ilike $7 or ct.phone ilike $7)
-        union
-        select conversation_id from messages where owner_id = $1 and text ilike $7 and deleted_at is null
-      )`;
-  }
-  return db.query<DbConversation>(
-    `select ${CONVERSATION_COLUMNS} from conversations c
-     where c.owner_id = $1
-       and ($2::uuid is null or c.bot_id = $2::uuid)
-       and ($3::text is null or c.status = $3::text)
-       and ($4::timestamptz is null or (c.last_message_at, c.id) < ($4::timestamptz, $5::uuid))
-       ${searchClause}
-     order by c.last_message_at desc, c.id desc
-     limit $6`,
-    params,
+/** Hands the conversation to a human (by a user, or by the bot itself when byUserId is null) or back to the bot. */
+export async function updateHandledBy(db: Queryable, id: string, handledBy: HandledBy, byUserId: string | null): Promise<DbConversation> {
+  const rows = await db.query<DbConversation>(
+    `update conversations c set handled_by = $2, handed_over_by = $3,
+       handed_over_at = case when $2 = 'human' then now() else null end, updated_at = now()
+     where c.id = $1 returning ${CONVERSATION_COLUMNS}`,
+    [id, handledBy, handledBy === "human" ? byUserId : null],
   );
+  return rows[0]!;
 }

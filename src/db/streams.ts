@@ -1,15 +1,9 @@
 // Queries behind the live streams' resume: what a reconnecting client missed. The widget
 // stream resumes by per-bot message_id (commit-ordered: ids are taken under the bot row's
 // lock), the inbox stream by database time with a look-back (see src/http/streams/inbox.ts).
-import type { DbConversation } from "./conversations.ts";
+import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
-import type { DbMessage } from "./messages.ts";
-
-const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
-  m.text, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
-
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+import { MESSAGE_COLUMNS, type DbMessage } from "./messages.ts";
 
 /** Visible messages of a conversation after message_id `after`, oldest first. */
 export async function messagesAfter(db: Queryable, conversationId: string, after: number, limit: number): Promise<DbMessage[]> {
@@ -36,13 +30,13 @@ export async function databaseNow(db: Queryable): Promise<Date> {
   return new Date(rows[0]!.now);
 }
 
-/** The owner's conversations changed after `since`, oldest change first. */
-export async function conversationsChangedSince(db: Queryable, ownerId: string, since: Date, limit: number): Promise<DbConversation[]> {
+/** Conversations of the user's bots (any role) changed after `since`, oldest change first. */
+export async function conversationsChangedSince(db: Queryable, userId: string, since: Date, limit: number): Promise<DbConversation[]> {
   return db.query<DbConversation>(
     `select ${CONVERSATION_COLUMNS} from conversations c
-     where c.owner_id = $1 and c.updated_at > $2::timestamptz
+     where c.bot_id in (select bot_id from bot_members where user_id = $1) and c.updated_at > $2::timestamptz
      order by c.updated_at asc, c.id asc limit $3`,
-    [ownerId, since, limit],
+    [userId, since, limit],
   );
 }
 

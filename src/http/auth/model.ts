@@ -31,3 +31,11 @@ export const AuthResult = t.Object(
   { title: "AuthResult", examples: [{"token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwYjZlN2MxYSJ9.c2lnbmF0dXJl", "token_type": "Bearer", "expires_in": 604800, "user": {"id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "owner@example.com", "created_at": "2026-01-01T09:30:00.000Z"}}] },
 );
 export type AuthResult = typeof AuthResult.static;
+
+export const PasswordChangeRequest = t.Object(
+  {
+    current_password: t.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+    new_password: t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
+  },
+  { title: "PasswordChangeRequest", examples: [{ current_password: "old-secret", new_password: "n3w-secret" }] },
+);

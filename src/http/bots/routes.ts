@@ -1,23 +1,30 @@
 import { feature } from "../feature.ts";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok } from "../envelope.ts";
-import { Bot, BotCreateRequest, BotIdParams } from "./model.ts";
-import { createBot, listBots, requireOwnBot, rotateToken, toBot } from "./service.ts";
+import { Bot, BotCreateRequest, BotIdParams, BotPatchRequest } from "./model.ts";
+import { createBot, listBots, rotateToken, toBot } from "./service.ts";
+import { announceBotsChanged, requireMember } from "../../domain/members.ts";
+import { removeBot, renameBot } from "../../domain/bots.ts";
 
 export const botRoutes = (platform: Platform) =>
   feature({ prefix: "/api/bots", tags: ["Bots"] })
     .use(userAuth(platform))
     .get("", async ({ user }) => ok(await listBots(platform.db, platform.secretBox, user.id)), {
       user: true,
-      response: { 200: Ok(t.Array(Bot), "Every bot of the user, oldest first, with tokens and keys"), ...errors(401) },
-      detail: { summary: "List the user's bots", description: "The bot cards of the calling user; another user's bots are never listed." },
+      response: { 200: Ok(t.Array(Bot), "Every bot the caller is a member of, oldest first"), ...errors(401) },
+      detail: {
+        summary: "List the user's bots",
+        description: "Every bot the caller is a member of, with `role`; `token` and `integration_key` only where the caller is the owner.",
+      },
     })
     .post(
       "",
       async ({ user, body, set }) => {
         const bot = await createBot(platform.db, platform.secretBox, user.id, body, platform.config);
+        // The creator's open inbox streams start following the new bot.
+        await announceBotsChanged(platform.bus, [user.id], bot.id).catch(() => undefined);
         set.status = 201;
         return ok(bot);
       },
@@ -27,30 +34,64 @@ export const botRoutes = (platform: Platform) =>
         response: { 201: Ok(Bot, "The new bot's card: keep the token secret"), ...errors(400, 401, 429) },
         detail: {
           summary: "Create a bot",
-          description: "Makes a bot with a bot token (runtime API), a widget key (public, for the widget) and an integration key (site forms). Its eight channels start with web and widget enabled.",
+          description: "The caller becomes its owner. The bot gets a bot token (runtime API), a widget key (public, for the widget) and an integration key (site forms).",
         },
       },
     )
     .get(
       "/:id",
-      async ({ user, params }) => ok(toBot(await requireOwnBot(platform.db, user.id, params.id), platform.secretBox)),
+      async ({ user, params }) => {
+        const bot = await requireMember(platform.db, user.id, params.id);
+        return ok(toBot(bot, platform.secretBox, bot.role));
+      },
       {
         user: true,
         params: BotIdParams,
-        response: { 200: Ok(Bot, "The bot's card"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
-        detail: { summary: "The bot's card (token, widget key, integration key)", description: "One bot of the calling user, with its secrets." },
+        response: { 200: Ok(Bot, "The bot's card"), ...errors(400, 401, { 404: "The caller is not a member of a bot with this id" }) },
+        detail: {
+          summary: "The bot's card (token, widget key, integration key)",
+          description: "Members only (404 otherwise); the token and integration key only for the owner.",
+        },
       },
     )
+    .patch(
+      "/:id",
+      async ({ user, params, body }) => {
+        const bot = await renameBot(platform, user.id, params.id, body);
+        return ok(toBot(bot, platform.secretBox, bot.role));
+      },
+      {
+        user: true,
+        params: BotIdParams,
+        body: BotPatchRequest,
+        response: { 200: Ok(Bot), ...errors(400, 401, 403, 404) },
+        detail: {
+          summary: "Rename the bot (owner)",
+          description: "Changes the name and/or description; the username (how clients address the bot) stays.",
+        },
+      },
+    )
+    .delete("/:id", async ({ user, params }) => ok(await removeBot(platform, user.id, params.id)), {
+      user: true,
+      params: BotIdParams,
+      response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 403, 404) },
+      detail: {
+        summary: "Delete the bot and all its data (owner)",
+        description:
+          "Removes the bot, its channels, contacts, conversations, messages, members, invites, canned replies, webhook and " +
+          "pending updates. The token stops working at once. Cannot be undone.",
+      },
+    })
     .post(
       "/:id/token",
       async ({ user, params }) => ok(await rotateToken(platform.db, platform.secretBox, user.id, params.id)),
       {
         user: true,
         params: BotIdParams,
-        response: { 200: Ok(Bot, "The bot's card with the new token"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        response: { 200: Ok(Bot, "The bot's card with the new token"), ...errors(400, 401, { 403: "Only the owner rotates the token" }, { 404: "The caller is not a member of a bot with this id" }) },
         detail: {
           summary: "Rotate the bot token (the old one stops working at once)",
-          description: "Issues a new bot token; requests with the old one get 401 from now on. The bot's id, keys and pending updates stay.",
+          description: "Owner only. Issues a new bot token; requests with the old one get 401 from now on. The bot's id, keys and pending updates stay.",
         },
       },
     );

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { requireOwnBot } from "../bots/service.ts";
+import { requireMember } from "../../domain/members.ts";
 import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { BotIdPath } from "../runtime/model.ts";
@@ -55,28 +55,28 @@ const deliveryLogRoutes = (platform: Platform) =>
     .get(
       "/api/bots/:id/deliveries",
       async ({ user, params, query }) => {
-        const bot = await requireOwnBot(platform.db, user.id, params.id);
+        const bot = await requireMember(platform.db, user.id, params.id, "owner");
         return ok(await listDeliveries(platform.db, bot.id, clampLimit(query.limit)));
       },
       {
         user: true,
         params: BotIdPath,
         query: DeliveriesQuery,
-        response: { 200: Ok(t.Array(DeliveryAttempt), "Up to limit attempts of the last week, newest first"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        response: { 200: Ok(t.Array(DeliveryAttempt), "Up to limit attempts of the last week, newest first"), ...errors(400, 401, 403, { 404: "The caller is not a member of a bot with this id" }) },
         detail: { summary: "Recent webhook and callback delivery attempts, newest first", description: "For the cabinet: status code, latency in milliseconds and error of each request made to the bot's URLs." },
       },
     )
     .get(
       "/api/bots/:id/callback-deliveries",
       async ({ user, params, query }) => {
-        const bot = await requireOwnBot(platform.db, user.id, params.id);
+        const bot = await requireMember(platform.db, user.id, params.id, "owner");
         return ok(await listCallbackStates(platform.db, bot.id, clampLimit(query.limit)));
       },
       {
         user: true,
         params: BotIdPath,
         query: DeliveriesQuery,
-        response: { 200: Ok(t.Array(CallbackDelivery), "Up to limit outgoing messages with their delivery state"), ...errors(400, 401, { 404: "No bot with this id belongs to the user" }) },
+        response: { 200: Ok(t.Array(CallbackDelivery), "Up to limit outgoing messages with their delivery state"), ...errors(400, 401, 403, { 404: "The caller is not a member of a bot with this id" }) },
         detail: { summary: "Delivery state of outgoing messages to channel callbacks, newest first", description: "pending: still being retried (next_attempt_at); delivered: the callback answered 2xx; failed: given up." },
       },
     );
