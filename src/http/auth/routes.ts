@@ -55,7 +55,7 @@ export const authRoutes = (platform: Platform) =>
       {
         user: true,
         body: PasswordChangeRequest,
-        response: { 200: Ok(AuthResult), ...errors(400, 401, 429) },
+        response: { 200: Ok(AuthResult, "A fresh user token; tokens issued before the change stop working"), ...errors(400, 401, 429) },
         detail: {
           summary: "Change the password",
           description:

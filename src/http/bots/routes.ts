@@ -2,7 +2,7 @@ import { feature } from "../feature.ts";
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { errors, Ok, ok } from "../envelope.ts";
+import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { Bot, BotCreateRequest, BotIdParams, BotPatchRequest } from "./model.ts";
 import { createBot, listBots, rotateToken, toBot } from "./service.ts";
 import { announceBotsChanged, requireMember } from "../../domain/members.ts";
@@ -64,7 +64,7 @@ export const botRoutes = (platform: Platform) =>
         user: true,
         params: BotIdParams,
         body: BotPatchRequest,
-        response: { 200: Ok(Bot), ...errors(400, 401, 403, 404) },
+        response: { 200: Ok(Bot, "The bot's card with the new name and description"), ...errors(400, 401, 403, 404) },
         detail: {
           summary: "Rename the bot (owner)",
           description: "Changes the name and/or description; the username (how clients address the bot) stays.",
@@ -74,7 +74,7 @@ export const botRoutes = (platform: Platform) =>
     .delete("/:id", async ({ user, params }) => ok(await removeBot(platform, user.id, params.id)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 403, 404) },
+      response: { 200: Ok(withExample(t.Literal(true), true), "The bot and all its data are gone"), ...errors(400, 401, 403, 404) },
       detail: {
         summary: "Delete the bot and all its data (owner)",
         description:

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { errors, Ok, ok } from "../envelope.ts";
+import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
   Conversation, ConversationDetail, ConversationIdParams, ConversationMetaPatch, CountsQuery, DetailQuery, InboxConversation, InboxCounts, InboxQuery,
@@ -21,7 +21,7 @@ export const inboxRoutes = (platform: Platform) =>
     .get("", async ({ user, query }) => ok(await listConversations(platform, user.id, query)), {
       user: true,
       query: InboxQuery,
-      response: { 200: Ok(t.Array(InboxConversation)), ...errors(400, 401, 404) },
+      response: { 200: Ok(t.Array(InboxConversation), "Up to limit conversations with their last message, assignee and unread count"), ...errors(400, 401, 404) },
       detail: {
         summary: "Conversations of the user's bots, newest activity first",
         description:
@@ -33,7 +33,7 @@ export const inboxRoutes = (platform: Platform) =>
     .get("/counts", async ({ user, query }) => ok(await inboxCounts(platform.db, user.id, query.bot_id, query.assignee)), {
       user: true,
       query: CountsQuery,
-      response: { 200: Ok(InboxCounts), ...errors(400, 401, 404) },
+      response: { 200: Ok(InboxCounts, "Conversations per status tab and unread counts"), ...errors(400, 401, 404) },
       detail: {
         summary: "Counts for the status tabs",
         description:
@@ -45,7 +45,7 @@ export const inboxRoutes = (platform: Platform) =>
       user: true,
       params: ConversationIdParams,
       query: DetailQuery,
-      response: { 200: Ok(ConversationDetail), ...errors(400, 401, 404) },
+      response: { 200: Ok(ConversationDetail, "The conversation, its latest messages (oldest first) and contacts"), ...errors(400, 401, 404) },
       detail: {
         summary: "A conversation with its messages and contacts",
         description:
@@ -57,13 +57,16 @@ export const inboxRoutes = (platform: Platform) =>
       user: true,
       params: ConversationIdParams,
       body: ReplyRequest,
-      response: { 200: Ok(Message), ...errors(400, 401, 404, 503) },
-      detail: { summary: "Send a manual operator reply" },
+      response: { 200: Ok(Message, "The operator's message as stored"), ...errors(400, 401, 404, 503) },
+      detail: {
+        summary: "Send a manual operator reply",
+        description: "The visitor sees it in their channel; the bot gets it as an operator_message update unless the conversation is taken over.",
+      },
     })
     .post("/:id/takeover", async ({ user, params }) => ok(await operatorHandoff(platform, user.id, params.id, "human")), {
       user: true,
       params: ConversationIdParams,
-      response: { 200: Ok(Conversation), ...errors(400, 401, 404) },
+      response: { 200: Ok(Conversation, "The conversation, now handled by a human"), ...errors(400, 401, 404) },
       detail: {
         summary: "Take the conversation over from the bot",
         description:
@@ -74,7 +77,7 @@ export const inboxRoutes = (platform: Platform) =>
     .post("/:id/release", async ({ user, params }) => ok(await operatorHandoff(platform, user.id, params.id, "bot")), {
       user: true,
       params: ConversationIdParams,
-      response: { 200: Ok(Conversation), ...errors(400, 401, 404) },
+      response: { 200: Ok(Conversation, "The conversation, handled by the bot again"), ...errors(400, 401, 404) },
       detail: {
         summary: "Give the conversation back to the bot",
         description: "Sets handled_by to \"bot\": the bot receives the conversation's updates again (from the next message on; nothing is replayed).",
@@ -84,7 +87,7 @@ export const inboxRoutes = (platform: Platform) =>
       user: true,
       params: ConversationIdParams,
       body: ConversationMetaPatch,
-      response: { 200: Ok(InboxConversation), ...errors(400, 401, 404) },
+      response: { 200: Ok(InboxConversation, "The conversation as it is now"), ...errors(400, 401, 404) },
       detail: {
         summary: "Change status, operator note and/or assignee",
         description:
@@ -100,7 +103,7 @@ export const inboxRoutes = (platform: Platform) =>
         user: true,
         params: ConversationIdParams,
         body: t.Optional(ReadRequest),
-        response: { 200: Ok(ReadResult), ...errors(400, 401, 404) },
+        response: { 200: Ok(ReadResult, "What the caller has read now"), ...errors(400, 401, 404) },
         detail: {
           summary: "Mark the conversation read for the caller",
           description:
@@ -118,7 +121,7 @@ export const inboxRoutes = (platform: Platform) =>
       {
         user: true,
         params: ConversationIdParams,
-        response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 404, 429) },
+        response: { 200: Ok(withExample(t.Literal(true), true), "The visitor sees the operator typing"), ...errors(400, 401, 404, 429) },
         detail: {
           summary: "Tell the visitor an operator is typing",
           description: "The chat's widget stream gets an `operator_typing` event (shown for about 5 s); nothing is stored.",

@@ -29,7 +29,7 @@ export const messageRoutes = (platform: Platform) =>
     .post("/callback-query", async ({ publicBot, body }) => ok(await pressInlineButton(platform, publicBot, body)), {
       publicBot: { from: "body", limit: true, origin: true },
       body: ButtonPressRequest,
-      response: { 200: Ok(ButtonPressResult), ...errors(400, 403, 404, 409, 429, 503) },
+      response: { 200: Ok(ButtonPressResult, "The press is recorded and reaches the bot as a callback_query update"), ...errors(400, 403, 404, 409, 429, 503) },
       detail: {
         summary: "Press an inline button (the widget's callback query)",
         description:

@@ -72,7 +72,7 @@ export const runtimeRoutes = (platform: Platform) =>
       bot: true,
       params: BotIdPath,
       body: EditMessageReplyMarkupRequest,
-      response: { 200: Ok(RuntimeMessage), ...AUTH_ERRORS, ...errors(404) },
+      response: { 200: Ok(RuntimeMessage, "The message with its new inline keyboard (or none)"), ...AUTH_ERRORS, ...errors(404) },
       detail: {
         summary: "Replace or remove the inline keyboard of a message this bot sent",
         description: "Telegram's editMessageReplyMarkup: the widget shows the new keyboard live. Without reply_markup the keyboard is removed.",
@@ -82,7 +82,7 @@ export const runtimeRoutes = (platform: Platform) =>
       bot: true,
       params: BotIdPath,
       body: AnswerCallbackQueryRequest,
-      response: { 200: Ok(t.Literal(true)), ...AUTH_ERRORS },
+      response: { 200: Ok(withExample(t.Literal(true), true), "The press is answered; the visitor's button stops spinning"), ...AUTH_ERRORS },
       detail: {
         summary: "Answer a visitor's button press (callback_query)",
         description:
@@ -94,7 +94,7 @@ export const runtimeRoutes = (platform: Platform) =>
       bot: true,
       params: BotIdPath,
       body: HandoffRequest,
-      response: { 200: Ok(HandoffResult), ...AUTH_ERRORS, ...errors(404) },
+      response: { 200: Ok(HandoffResult, "Who handles the chat now"), ...AUTH_ERRORS, ...errors(404) },
       detail: {
         summary: "Hand a chat over to a human operator",
         description:

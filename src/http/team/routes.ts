@@ -3,7 +3,7 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { errors, Ok, ok } from "../envelope.ts";
+import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
   AcceptedInvite, AcceptInviteRequest, AssignableMember, BotIdParams, CannedReply, CannedReplyParams, CannedReplyRequest, CreatedInvite, Invite,
@@ -28,13 +28,13 @@ const memberRoutes = (platform: Platform) =>
     .get("/:id/members", async ({ user, params }) => ok((await membersOf(platform.db, user.id, params.id)).map(toMember)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(t.Array(Member)), ...errors(400, 401, 403, 404) },
+      response: { 200: Ok(t.Array(Member), "Owner and operators of the bot"), ...errors(400, 401, 403, 404) },
       detail: { summary: "The bot's members (owner first)", description: OWNER_ONLY },
     })
     .get("/:id/assignees", async ({ user, params }) => ok(await assigneesOfBot(platform.db, user.id, params.id)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(t.Array(AssignableMember)), ...errors(400, 401, 404) },
+      response: { 200: Ok(t.Array(AssignableMember), "Members a conversation can be assigned to"), ...errors(400, 401, 404) },
       detail: {
         summary: "Who conversations of the bot can be assigned to",
         description: "Any member (owner first, then by e-mail): the assignee picker. Managing members stays the owner's.",
@@ -43,7 +43,7 @@ const memberRoutes = (platform: Platform) =>
     .delete("/:id/members/:user_id", async ({ user, params }) => ok(await removeMember(platform, user.id, params.id, params.user_id)), {
       user: true,
       params: MemberParams,
-      response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 403, 404) },
+      response: { 200: Ok(withExample(t.Literal(true), true), "The member is removed"), ...errors(400, 401, 403, 404) },
       detail: {
         summary: "Remove an operator from the bot",
         description: `${OWNER_ONLY} The owner cannot be removed (400). The operator's assignments on this bot are cleared.`,
@@ -59,7 +59,7 @@ const memberRoutes = (platform: Platform) =>
         user: true,
         params: BotIdParams,
         body: InviteRequest,
-        response: { 200: Ok(CreatedInvite), ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Ok(CreatedInvite, "The invite with its one-time code"), ...errors(400, 401, 403, 404, 409) },
         detail: {
           summary: "Invite an operator by e-mail",
           description:
@@ -71,19 +71,19 @@ const memberRoutes = (platform: Platform) =>
     .get("/:id/invites", async ({ user, params }) => ok((await pendingInvites(platform.db, user.id, params.id)).map(toInvite)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(t.Array(Invite)), ...errors(400, 401, 403, 404) },
+      response: { 200: Ok(t.Array(Invite), "Open invites of the bot"), ...errors(400, 401, 403, 404) },
       detail: { summary: "Pending invites of the bot", description: `${OWNER_ONLY} Accepted and expired invites are not listed.` },
     })
     .delete("/:id/invites/:invite_id", async ({ user, params }) => ok(await revokeInvite(platform.db, user.id, params.id, params.invite_id)), {
       user: true,
       params: InviteParams,
-      response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 403, 404) },
+      response: { 200: Ok(withExample(t.Literal(true), true), "The invite is revoked"), ...errors(400, 401, 403, 404) },
       detail: { summary: "Revoke a pending invite", description: OWNER_ONLY },
     })
     .get("/:id/canned-replies", async ({ user, params }) => ok((await cannedReplies(platform.db, user.id, params.id)).map(toCannedReply)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(t.Array(CannedReply)), ...errors(400, 401, 404) },
+      response: { 200: Ok(t.Array(CannedReply), "The bot's canned replies"), ...errors(400, 401, 404) },
       detail: { summary: "Canned replies of the bot", description: "Any member; `/shortcut` in the reply box inserts the text." },
     })
     .post(
@@ -93,7 +93,7 @@ const memberRoutes = (platform: Platform) =>
         user: true,
         params: BotIdParams,
         body: CannedReplyRequest,
-        response: { 200: Ok(CannedReply), ...errors(400, 401, 404, 409) },
+        response: { 200: Ok(CannedReply, "The stored canned reply"), ...errors(400, 401, 404, 409) },
         detail: { summary: "Add a canned reply", description: "Any member. A shortcut is unique per bot, whatever its case (409)." },
       },
     )
@@ -103,8 +103,8 @@ const memberRoutes = (platform: Platform) =>
       {
         user: true,
         params: CannedReplyParams,
-        response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 404) },
-        detail: { summary: "Delete a canned reply", description: "Any member." },
+        response: { 200: Ok(withExample(t.Literal(true), true), "The canned reply is deleted"), ...errors(400, 401, 404) },
+        detail: { summary: "Delete a canned reply", description: "Any member of the bot may delete one; it disappears from every operator's list." },
       },
     );
 
@@ -114,7 +114,7 @@ const inviteRoutes = (platform: Platform) =>
     .post("/accept", async ({ user, body }) => ok(await acceptInvite(platform, user.id, body.code)), {
       user: true,
       body: AcceptInviteRequest,
-      response: { 200: Ok(AcceptedInvite), ...errors(400, 401, 403, 404) },
+      response: { 200: Ok(AcceptedInvite, "The bot the caller is now a member of"), ...errors(400, 401, 403, 404) },
       detail: {
         summary: "Accept an invite",
         description:
