@@ -18,6 +18,9 @@ import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateS
 import type { BotActorDeps } from "./actors/bot.ts";
 import { wakeSubject } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
+import { orderedLog } from "./outbox/ordered-log.ts";
+import { deleteOutboxRows } from "./db/outbox.ts";
+import type { IntakeDeps } from "./actors/intake.ts";
 import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
@@ -53,6 +56,8 @@ export interface Platform {
    * log, in update_id order; an idempotent repeat awaits it before it is acknowledged.
    */
   publishOutbox: PublishUpTo;
+  /** The per-bot group commit of incoming messages. */
+  intake: IntakeDeps;
   /** Whether the database and (in production) NATS answer now, each within a second (/readyz). */
   health(): Promise<{ database: boolean; nats: boolean }>;
   /** The update log get-updates and the webhook worker read. */
@@ -131,7 +136,9 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     throw err;
   });
   const bus = nats ? natsBus(nats) : memoryBus();
-  const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
+  const rawLog = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
+  // Publishing is pipelined: readers hold back behind an update still on its way.
+  const updates = orderedLog(rawLog, db);
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const queue = nats ? jetStreamQueue(nats) : memoryQueue(bus);
   const natsHealth = nats ? watchNats(nats) : undefined;
@@ -141,15 +148,17 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);
   const sink: UpdateSink = {
-    async publishUpdate(update) {
-      await updates.append(update.botId, { update_id: update.updateId, payload: update.payload });
-      await bus.publish(wakeSubject(update.botId), { update_id: update.updateId });
+    async publishUpdates(botId, list) {
+      if (list.length === 0) return;
+      await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload })));
+      await bus.publish(wakeSubject(botId), { update_id: list[list.length - 1]!.updateId });
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };
   const actors = new ActorSystem({ onError: (name, err) => logger.error({ err, actor: name }, "actor message failed") });
   const stopping = new AbortController();
   const publishOutbox = createOutboxPublisher(db, sink);
+  const dispatch = createDispatcher({ bus, logger, publishUpTo: publishOutbox });
   const relay = startOutboxRelay(db, publishOutbox, logger, options.relayIntervalMs);
   // Rows a crashed process left behind are published before this one serves; if NATS or
   // the database is away right now, the periodic relay does it once they are back.
@@ -175,8 +184,20 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
     },
     limiter,
-    dispatch: createDispatcher({ bus, logger, publishUpTo: publishOutbox }),
+    dispatch,
     publishOutbox,
+    intake: {
+      db,
+      publishUpdates: async (botId, list) => {
+        sink.assertReachable();
+        await sink.publishUpdates(botId, list);
+      },
+      forgetPublished: (botId, updateIds) => {
+        // Left rows are republished by the relay (a repeat the log drops) and hold readers back meanwhile.
+        deleteOutboxRows(db, botId, updateIds).catch((err: unknown) => logger.warn({ err: String(err), botId }, "outbox cleanup failed"));
+      },
+      publishEvents: (effects) => void dispatch(effects),
+    },
     async health() {
       const [database, natsUp] = await Promise.all([db.ping(), natsHealth ? natsHealth.ping() : Promise.resolve(true)]);
       return { database, nats: natsUp };

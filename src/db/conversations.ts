@@ -19,7 +19,7 @@ export interface DbConversation {
   updated_at: Date;
 }
 
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
+export const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
   c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
 
 export async function findConversationByChat(db: Queryable, botId: string, chatId: string): Promise<DbConversation | undefined> {

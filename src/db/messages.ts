@@ -19,7 +19,7 @@ export interface DbMessage {
   deleted_at: Date | null;
 }
 
-const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
+export const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
   m.text, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
 
 export interface NewMessage {

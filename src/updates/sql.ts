@@ -34,14 +34,20 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
 
   const log: SqlUpdateLog = {
     async append(botId, update) {
+      await log.appendMany(botId, [update]);
+    },
+
+    async appendMany(botId, updates) {
+      if (updates.length === 0) return;
       // A re-append below the watermark is skipped here; one racing a confirm may still slip
       // in, which is why every read also filters on the watermark.
       await db.query(
         `insert into update_log (bot_id, update_id, payload, appended_at)
-         select $1::uuid, $2::int8, $3::text::jsonb, $4::timestamptz
-         where $2::int8 >= ${WATERMARK}
+         select $1::uuid, v.update_id, v.payload::jsonb, $4::timestamptz
+         from unnest($2::int8[], $3::text[]) as v(update_id, payload)
+         where v.update_id >= ${WATERMARK}
          on conflict (bot_id, update_id) do nothing`,
-        [botId, update.update_id, json(update.payload), new Date(now()).toISOString()],
+        [botId, updates.map((u) => u.update_id), updates.map((u) => json(u.payload)), new Date(now()).toISOString()],
       );
     },
 

@@ -1,0 +1,194 @@
+// IntakeActor: one per bot per process; group commit for the bot's incoming messages. Every
+// message that arrives while a batch is being written waits for the next batch, and a batch
+// is ONE transaction (a handful of statements whatever its size: arrays unnested
+// server-side, pipelined on the connection) followed by one pipelined publish of its updates.
+// Each request is answered when its batch is committed and durable in the update log.
+//
+// The queue is the actor's mailbox: batches run one at a time, outside the actor system's
+// per-message mailbox so that a request only waits for the batch in flight, never a queue.
+import type { ActorHooks } from "./system.ts";
+import type { Db } from "../db/driver.ts";
+import type { DbContact } from "../db/contacts.ts";
+import type { DbConversation } from "../db/conversations.ts";
+import {
+  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, insertConversations,
+  insertIncomingMessages, lockBotCounters, setBotCounters, touchConversationsForIncoming, upsertContacts,
+} from "../db/intake.ts";
+import { insertOutboxRows } from "../db/outbox.ts";
+import { toConversation, toMessage } from "../db/view.ts";
+import { isDependencyOutage, notFound } from "../core/errors.ts";
+import { noEffects, type Effects, type PendingUpdate } from "../core/events.ts";
+import { json } from "../db/driver.ts";
+import type { Accepted } from "./conversation.ts";
+import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
+
+/**
+ * Why: bounds one transaction (its statements, how long it holds the bot row's lock, one
+ * batch's memory); a busier bot simply runs full batches back to back.
+ */
+export const MAX_INTAKE_BATCH = 256;
+
+export interface IntakeDeps {
+  db: Db;
+  /** Makes a batch's committed updates durable in the log and wakes pollers; resolves when they are. */
+  publishUpdates(botId: string, updates: PendingUpdate[]): Promise<void>;
+  /** Removes published rows from the outbox; nobody waits for it (the relay republishes what is left). */
+  forgetPublished(botId: string, updateIds: number[]): void;
+  /** Live views and push (best effort, after commit). */
+  publishEvents(effects: Effects): void;
+}
+
+interface Waiting {
+  item: IntakeItem;
+  resolve(accepted: Accepted): void;
+  reject(err: unknown): void;
+}
+
+interface Committed {
+  plan: BatchPlan;
+  conversations: Map<string, DbConversation>;
+  contacts: Map<string, DbContact>;
+}
+
+export class IntakeActor implements ActorHooks {
+  private waiting: Waiting[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: IntakeDeps,
+    readonly botId: string,
+  ) {}
+
+  /** Wrapped: a bare promise would be adopted by ask(), holding the mailbox until the batch is written. */
+  submit(item: IntakeItem): { accepted: Promise<Accepted> } {
+    const accepted = new Promise<Accepted>((resolve, reject) => this.waiting.push({ item, resolve, reject }));
+    this.kick();
+    return { accepted };
+  }
+
+  async onStop(): Promise<void> {
+    await this.running;
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = (async () => {
+      while (this.waiting.length) await this.writeBatch(this.waiting.splice(0, MAX_INTAKE_BATCH));
+      this.running = undefined;
+    })();
+  }
+
+  /** Never throws: every request of the batch is answered. */
+  private async writeBatch(batch: Waiting[]): Promise<void> {
+    let committed: Committed;
+    try {
+      committed = await this.commit(batch.map((w) => w.item));
+    } catch (err) {
+      // One bad row must not fail its neighbours: alone, only it fails. An outage fails them all.
+      if (batch.length > 1 && !isDependencyOutage(err)) {
+        for (const w of batch) await this.writeBatch([w]);
+        return;
+      }
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    const { plan } = committed;
+    const answers = plan.outcomes.map((outcome) => (outcome.kind === "new" ? this.acceptedNew(committed, outcome.index) : undefined));
+    this.deps.publishEvents(this.effectsOf(committed));
+    const updates = plan.messages.map((m) => ({ botId: this.botId, updateId: m.updateId, payload: m.payload }));
+    let publishError: unknown;
+    if (updates.length) {
+      try {
+        await this.deps.publishUpdates(this.botId, updates);
+        this.deps.forgetPublished(this.botId, updates.map((u) => u.updateId));
+      } catch (err) {
+        // Committed: the relay publishes them later; the sender retries and gets its repeat.
+        publishError = err;
+      }
+    }
+    plan.outcomes.forEach((outcome, i) => {
+      const w = batch[i]!;
+      if (outcome.kind === "repeat") {
+        return w.resolve({ message: outcome.message, conversation: committed.conversations.get(outcome.message.conversation_id)!, repeated: true });
+      }
+      if (publishError !== undefined) return w.reject(publishError);
+      const first = outcome.kind === "new" ? answers[i]! : answers[outcome.item];
+      if (!first) return w.reject(new Error("a repeat's first request has no answer"));
+      w.resolve(outcome.kind === "new" ? first : { ...first, repeated: true });
+    });
+  }
+
+  private async commit(items: IntakeItem[]): Promise<Committed> {
+    const { db } = this.deps;
+    const bot = items[0]!.input.bot;
+    const clientIds = [...new Set(items.map((i) => i.input.clientMessageId).filter((id): id is string => id !== null))];
+    const keys = [...new Set(items.map((i) => i.input.contactKey))];
+    const chats = [...new Set(items.map((i) => i.chatId))];
+    return db.transaction(async (tx) => {
+      const counters = await lockBotCounters(tx, bot.id);
+      if (!counters) throw notFound("bot");
+      const [twins, contacts, conversations] = await inOrder(db, [
+        () => findMessagesByClientIds(tx, bot.id, clientIds),
+        () => findContactsByKeys(tx, bot.id, keys),
+        () => findConversationsByChats(tx, bot.id, chats),
+      ] as const);
+      const plan = planBatch(items, { counters, twins, contacts, conversations });
+      const byId = new Map(conversations.map((c) => [c.id, c]));
+      const contactById = new Map(contacts.map((c) => [c.id, c]));
+      for (const c of await findConversationsByIds(tx, twins.map((t) => t.conversation_id).filter((id) => !byId.has(id)))) byId.set(c.id, c);
+      if (plan.messages.length === 0) return { plan, conversations: byId, contacts: contactById };
+      const [, upserted, , , touched] = await inOrder(db, [
+        () => setBotCounters(tx, bot.id, plan.counters),
+        () => upsertContacts(tx, bot.id, bot.owner_id, plan.contacts),
+        () => insertConversations(tx, bot.id, bot.owner_id, plan.conversations),
+        () => insertIncomingMessages(tx, bot.id, bot.owner_id, plan.messageWrites),
+        () => touchConversationsForIncoming(tx, plan.touches),
+        () => insertOutboxRows(tx, bot.id, plan.messages.map((m) => ({ updateId: m.updateId, payload: json(m.payload) }))),
+      ] as const);
+      for (const c of upserted) contactById.set(c.id, c);
+      for (const c of touched) byId.set(c.id, c);
+      return { plan, conversations: byId, contacts: contactById };
+    });
+  }
+
+  private acceptedNew({ plan, conversations }: Committed, index: number): Accepted {
+    const { message } = plan.messages[index]!;
+    return { message, conversation: conversations.get(message.conversation_id)!, repeated: false };
+  }
+
+  /** The events live views expect, message by message: created, message, then a status move once. */
+  private effectsOf({ plan, conversations, contacts }: Committed): Effects {
+    const effects = noEffects();
+    const announced = new Set<string>();
+    for (const { message, chatId } of plan.messages) {
+      const conversation = conversations.get(message.conversation_id)!;
+      const contact = conversation.contact_id ? contacts.get(conversation.contact_id) : undefined;
+      const view = toConversation(conversation, contact, message);
+      const event = (kind: "conversation_created" | "message_created" | "conversation_updated") => ({
+        kind, owner_id: conversation.owner_id, bot_id: this.botId, conversation: view, message: toMessage(message, conversation),
+      });
+      const first = !announced.has(chatId);
+      announced.add(chatId);
+      if (first && plan.createdChats.has(chatId)) effects.events.push(event("conversation_created"));
+      effects.events.push(event("message_created"));
+      if (first && !plan.createdChats.has(chatId) && plan.statusBefore.get(chatId) !== conversation.status) {
+        effects.events.push(event("conversation_updated"));
+      }
+    }
+    return effects;
+  }
+}
+
+type Results<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
+
+/**
+ * Runs a transaction's statements in order. On PostgreSQL they are sent back to back on the
+ * transaction's connection (one round trip for all); PGlite runs one statement at a time anyway.
+ */
+async function inOrder<const T extends readonly (() => Promise<unknown>)[]>(db: Pick<Db, "kind">, steps: T): Promise<Results<T>> {
+  if (db.kind === "postgres") return (await Promise.all(steps.map((step) => step()))) as Results<T>;
+  const results: unknown[] = [];
+  for (const step of steps) results.push(await step());
+  return results as Results<T>;
+}
+
