@@ -21,6 +21,7 @@ import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
 import { deleteOutboxRows } from "./db/outbox.ts";
 import type { IntakeDeps } from "./actors/intake.ts";
+import { botDirectory, type BotDirectory } from "./domain/directory.ts";
 import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
@@ -56,6 +57,8 @@ export interface Platform {
    * log, in update_id order; an idempotent repeat awaits it before it is acknowledged.
    */
   publishOutbox: PublishUpTo;
+  /** Bots and channel states public requests read, kept in memory and forgotten on change. */
+  bots: BotDirectory;
   /** The per-bot group commit of incoming messages. */
   intake: IntakeDeps;
   /** Whether the database and (in production) NATS answer now, each within a second (/readyz). */
@@ -155,6 +158,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };
+  const bots = botDirectory(db, bus, options.now);
   const actors = new ActorSystem({ onError: (name, err) => logger.error({ err, actor: name }, "actor message failed") });
   const stopping = new AbortController();
   const publishOutbox = createOutboxPublisher(db, sink);
@@ -186,6 +190,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     limiter,
     dispatch,
     publishOutbox,
+    bots,
     intake: {
       db,
       publishUpdates: async (botId, list) => {
@@ -206,6 +211,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     async close() {
       stopping.abort();
       relay.stop();
+      bots.close();
       await actors.close();
       await limiter.close();
       await leases.close();

@@ -26,5 +26,9 @@ export interface WebhookChanged {
   dropped?: boolean;
 }
 
+/** A bot or its channels changed: every process forgets what it kept of it (domain/directory.ts). */
+export const botChangedSubject = (botId: string) => `bots.${botId}`;
+export const ALL_BOT_CHANGES = "bots.*";
+
 /** The bot id of a `<prefix>.<bot>` subject (wake-ups, webhook changes). */
 export const botOfSubject = (subject: string) => subject.split(".")[1]!;
