@@ -16,7 +16,7 @@ import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";
 import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./outbox/dispatch.ts";
 import type { BotActorDeps } from "./actors/bot.ts";
-import { wakeSubject } from "./core/subjects.ts";
+import { WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
 import { deleteOutboxRows } from "./db/outbox.ts";
@@ -154,7 +154,11 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     async publishUpdates(botId, list) {
       if (list.length === 0) return;
       await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload })));
-      await bus.publish(wakeSubject(botId), { update_id: list[list.length - 1]!.updateId });
+      const date = Math.floor(Date.now() / 1000);
+      const wake: Wake = { update_id: list[list.length - 1]!.updateId };
+      // Parked polls answer from the wake-up itself, without reading the log again.
+      if (list.length <= WAKE_MAX_CARRIED) wake.updates = list.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
+      await bus.publish(wakeSubject(botId), wake);
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };
