@@ -147,13 +147,15 @@ export class IntakeActor implements ActorHooks {
     const keys = [...new Set(items.map((i) => i.input.contactKey))];
     const chats = [...new Set(items.map((i) => i.chatId))];
     return db.transaction(async (tx) => {
-      const counters = await lockBotCounters(tx, bot.id);
-      if (!counters) throw notFound("bot");
-      const [twins, contacts, conversations] = await inOrder(db, [
+      // The look-ups run after the lock is granted (one connection runs them in order), so
+      // they see everything committed before: one round trip for all four.
+      const [counters, twins, contacts, conversations] = await inOrder(db, [
+        () => lockBotCounters(tx, bot.id),
         () => findMessagesByClientIds(tx, bot.id, clientIds),
         () => findContactsByKeys(tx, bot.id, keys),
         () => findConversationsByChats(tx, bot.id, chats),
       ] as const);
+      if (!counters) throw notFound("bot");
       const plan = planBatch(items, { counters, twins, contacts, conversations });
       const byId = new Map(conversations.map((c) => [c.id, c]));
       const contactById = new Map(contacts.map((c) => [c.id, c]));
