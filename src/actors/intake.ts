@@ -78,10 +78,8 @@ export class IntakeActor implements ActorHooks {
   private kick(): void {
     if (this.running) return;
     this.running = (async () => {
-      // Requests that arrive in the same tick share the first batch too.
-      await Promise.resolve();
       let publishing: Promise<void> = Promise.resolve();
-      while (this.waiting.length) {
+      for (await eventLoopTurn(); this.waiting.length; await eventLoopTurn()) {
         const batch = this.waiting.splice(0, MAX_INTAKE_BATCH);
         const committed = await this.commitOrAnswer(batch);
         await publishing;
@@ -202,6 +200,13 @@ export class IntakeActor implements ActorHooks {
     return effects;
   }
 }
+
+/**
+ * Lets the event loop read the sockets, so requests already on their way join the next batch.
+ * PGlite runs queries synchronously and resolves them as microtasks: without this turn one
+ * request is read, written and answered before the next is even accepted (batches of one).
+ */
+const eventLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Results<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
 

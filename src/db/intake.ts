@@ -44,7 +44,10 @@ export async function findMessagesByClientIds(db: Queryable, botId: string, clie
 
 export async function findContactsByKeys(db: Queryable, botId: string, keys: string[]): Promise<DbContact[]> {
   return db.query<DbContact>(
-    `select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = any($2::text[])`,
+    // One unique-index probe per key, whatever the planner knows (PGlite never gathers
+    // statistics, and without them it scanned every contact of the bot for "= any(...)").
+    `select c.* from unnest($2::text[]) as k(key)
+     cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c`,
     [botId, keys],
   );
 }
@@ -56,7 +59,9 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
 
 export async function findConversationsByChats(db: Queryable, botId: string, chatIds: string[]): Promise<DbConversation[]> {
   return db.query<DbConversation>(
-    `select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = any($2::text[])`,
+    // As for contacts: one unique-index probe per chat.
+    `select v.* from unnest($2::text[]) as k(chat_id)
+     cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = k.chat_id limit 1) v`,
     [botId, chatIds],
   );
 }
@@ -159,7 +164,9 @@ export async function touchConversationsForIncoming(db: Queryable, rows: Convers
        status = case when c.status in ('waiting', 'closed') then 'open' else c.status end,
        contact_id = coalesce(c.contact_id, v.contact_id), updated_at = now()
      from unnest($1::uuid[], $2::int4[], $3::uuid[], $4::timestamptz[], $5::uuid[]) as v(id, added, last_message_id, latest_at, contact_id)
-     where c.id = v.id
+     -- The any() gives the planner the primary key even without statistics (PGlite has none:
+     -- it hash-joined every conversation of every bot).
+     where c.id = v.id and c.id = any($1::uuid[])
      returning ${CONVERSATION_COLUMNS}`,
     [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId), rows.map((r) => r.latestAt.toISOString()),
       rows.map((r) => r.contactId)],
