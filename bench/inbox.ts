@@ -36,6 +36,7 @@ try {
     `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
      values ($1, 'Bench', 'bench_bot', 'h', 'e', 'wk_bench', 'ik_bench') returning id`, [ownerId]);
   const botId = bot!.id;
+  await db.query(`insert into bot_members (bot_id, user_id, role) values ($1, $2, 'owner')`, [botId, ownerId]);
   await db.query(
     `insert into contacts (bot_id, owner_id, number, contact_key, name, email, phone)
      select $1, $2, g, 'ext:' || g, 'Person ' || g, 'person' || g || '@example.com', '+1555' || lpad(g::text, 7, '0')
@@ -64,10 +65,10 @@ try {
   console.log(report("search message text (rare)", await measure(RUNS, (i) => listConversations(platform, ownerId, { q: `order ${(i * 7919 * 13) % 1000003}` })), baseline));
   console.log(report("search message text (md5 frag)", await measure(RUNS, (i) => listConversations(platform, ownerId, { q: `${(i * 99991).toString(16).slice(0, 5)}` })), baseline));
   const plan = await db.query<{ "QUERY PLAN": string }>(
-    `explain select id from conversations where owner_id = $1 order by last_message_at desc, id desc limit 100`, [ownerId]);
+    `explain select id from conversations where bot_id = $1 order by last_message_at desc, id desc limit 100`, [botId]);
   console.log("list plan:", plan.map((r) => r["QUERY PLAN"]).join(" | "));
   const searchPlan = await db.query<{ "QUERY PLAN": string }>(
-    `explain select conversation_id from messages where owner_id = $1 and text ilike '%order 4242%'`, [ownerId]);
+    `explain select conversation_id from messages where bot_id = $1 and text ilike '%order 4242%'`, [botId]);
   console.log("search plan:", searchPlan.map((r) => r["QUERY PLAN"]).join(" | "));
   await platform.close();
   await db.close();
