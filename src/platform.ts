@@ -26,7 +26,7 @@ import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog } from "./updates/sql.ts";
-import type { Effects } from "./core/events.ts";
+import type { Effects, PendingUpdate } from "./core/events.ts";
 import { connectNats, watchNats, type NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
@@ -139,7 +139,8 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     throw err;
   });
   const bus = nats ? natsBus(nats) : memoryBus();
-  const rawLog = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
+  const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
+  const rawLog = sqlLog ?? (await openJetStreamLog(nats!, { now: options.now }));
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db);
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
@@ -150,15 +151,19 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);
+  /** Wakes parked polls and webhook workers once updates are durable. */
+  const wake = async (botId: string, list: PendingUpdate[]) => {
+    const date = Math.floor(Date.now() / 1000);
+    const message: Wake = { update_id: list[list.length - 1]!.updateId };
+    // Parked polls answer from the wake-up itself, without reading the log again.
+    if (list.length <= WAKE_MAX_CARRIED) message.updates = list.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
+    await bus.publish(wakeSubject(botId), message);
+  };
   const sink: UpdateSink = {
     async publishUpdates(botId, list) {
       if (list.length === 0) return;
       await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload })));
-      const date = Math.floor(Date.now() / 1000);
-      const wake: Wake = { update_id: list[list.length - 1]!.updateId };
-      // Parked polls answer from the wake-up itself, without reading the log again.
-      if (list.length <= WAKE_MAX_CARRIED) wake.updates = list.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
-      await bus.publish(wakeSubject(botId), wake);
+      await wake(botId, list);
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };
@@ -206,6 +211,8 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
         deleteOutboxRows(db, botId, updateIds).catch((err: unknown) => logger.warn({ err: String(err), botId }, "outbox cleanup failed"));
       },
       publishEvents: (effects) => void dispatch(effects),
+      // Embedded, the log is a table beside the messages: written in the same transaction.
+      logInTransaction: sqlLog && { append: sqlLog.appendWithin, wake },
     },
     async health() {
       const [database, natsUp] = await Promise.all([db.ping(), natsHealth ? natsHealth.ping() : Promise.resolve(true)]);

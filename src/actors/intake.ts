@@ -7,7 +7,8 @@
 // The queue is the actor's mailbox: batches run one at a time, outside the actor system's
 // per-message mailbox so that a request only waits for the batch in flight, never a queue.
 import type { ActorHooks } from "./system.ts";
-import type { Db } from "../db/driver.ts";
+import type { Db, Queryable } from "../db/driver.ts";
+import type { NewUpdate } from "../updates/log.ts";
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import {
@@ -36,6 +37,15 @@ export interface IntakeDeps {
   forgetPublished(botId: string, updateIds: number[]): void;
   /** Live views and push (best effort, after commit). */
   publishEvents(effects: Effects): void;
+  /**
+   * Present when the update log lives in the same database (embedded): updates are written
+   * by the batch's own transaction instead of through the outbox, and after commit pollers
+   * are only woken (`wake`), nothing is published.
+   */
+  logInTransaction?: {
+    append(tx: Queryable, botId: string, updates: NewUpdate[]): Promise<void>;
+    wake(botId: string, updates: PendingUpdate[]): Promise<void>;
+  };
 }
 
 interface Waiting {
@@ -117,7 +127,11 @@ export class IntakeActor implements ActorHooks {
     this.deps.publishEvents(this.effectsOf(committed));
     const updates = plan.messages.map((m) => ({ botId: this.botId, updateId: m.updateId, payload: m.payload }));
     let publishError: unknown;
-    if (updates.length) {
+    const inTransaction = this.deps.logInTransaction;
+    if (updates.length && inTransaction) {
+      // Durable with the commit; a lost wake-up only delays a poll until its next read.
+      await inTransaction.wake(this.botId, updates).catch(() => undefined);
+    } else if (updates.length) {
       try {
         await this.deps.publishUpdates(this.botId, updates);
         this.deps.forgetPublished(this.botId, updates.map((u) => u.updateId));
@@ -165,7 +179,9 @@ export class IntakeActor implements ActorHooks {
         () => insertConversations(tx, bot.id, bot.owner_id, plan.conversations),
         () => insertIncomingMessages(tx, bot.id, bot.owner_id, plan.messageWrites),
         () => touchConversationsForIncoming(tx, plan.touches),
-        () => insertOutboxRows(tx, bot.id, plan.messages.map((m) => ({ updateId: m.updateId, payload: json(m.payload) }))),
+        () => this.deps.logInTransaction
+          ? this.deps.logInTransaction.append(tx, bot.id, plan.messages.map((m) => ({ update_id: m.updateId, payload: m.payload })))
+          : insertOutboxRows(tx, bot.id, plan.messages.map((m) => ({ updateId: m.updateId, payload: json(m.payload) }))),
       ] as const);
       for (const c of upserted) contactById.set(c.id, c);
       for (const c of touched) byId.set(c.id, c);
