@@ -8,6 +8,7 @@ import type { DbConversation } from "../db/conversations.ts";
 import type { ContactWrite, ConversationTouch, ConversationWrite, DbBotCounters, IncomingMessageWrite } from "../db/intake.ts";
 import type { DbMessage } from "../db/messages.ts";
 import { runtimeMessage } from "../db/view.ts";
+import { reportsToBot } from "./conversation.ts";
 
 export interface IncomingInput {
   bot: DbBot;
@@ -40,8 +41,8 @@ export interface NewMessage {
   message: DbMessage;
   chatId: string;
   contactKey: string;
-  updateId: number;
-  payload: Record<string, unknown>;
+  /** Null while a human has taken the conversation over: the bot is not told (handoff). */
+  update: { update_id: number; payload: Record<string, unknown> } | null;
 }
 
 export interface BatchPlan {
@@ -49,6 +50,8 @@ export interface BatchPlan {
   contacts: ContactWrite[];
   conversations: ConversationWrite[];
   messages: NewMessage[];
+  /** The batch's updates in update_id order (messages of taken-over conversations have none). */
+  updates: { update_id: number; payload: Record<string, unknown> }[];
   messageWrites: IncomingMessageWrite[];
   touches: ConversationTouch[];
   /** Chats whose conversation this batch creates. */
@@ -114,7 +117,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   const conversationIds = new Map<string, string>();
   const channels = new Map<string, string>();
   const plan: BatchPlan = {
-    outcomes: [], contacts: [], conversations: [], messages: [], messageWrites: [], touches: [],
+    outcomes: [], contacts: [], conversations: [], messages: [], updates: [], messageWrites: [], touches: [],
     createdChats: new Set(), statusBefore: new Map(), counters,
   };
   const touches = new Map<string, ConversationTouch>();
@@ -154,11 +157,12 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
     const message: DbMessage = {
       id: randomUUID(), bot_id: bot.id, conversation_id: conversationId, message_id: ++counters.last_message_id, direction: "in",
       sender: "user", contact_id: contact.write.id, from_id: input.fromId, text: input.text, reply_markup: null,
-      metadata: input.metadata, client_message_id: clientId, created_at: input.createdAt, edited_at: null, deleted_at: null,
+      metadata: input.metadata, client_message_id: clientId, created_at: input.createdAt, edited_at: null, deleted_at: null, entities: null,
     };
-    const updateId = ++counters.last_update_id;
+    const existing = known.conversations.get(chatId);
+    const updateId = !existing || reportsToBot(existing) ? ++counters.last_update_id : null;
     plan.outcomes.push({ kind: "new", index: plan.messages.length });
-    plan.messages.push({ message, chatId, contactKey: input.contactKey, updateId, payload: {} });
+    plan.messages.push({ message, chatId, contactKey: input.contactKey, update: updateId === null ? null : { update_id: updateId, payload: {} } });
     plan.messageWrites.push({
       id: message.id, conversationId, messageId: message.message_id, contactId: contact.write.id, fromId: input.fromId,
       text: input.text, metadata: JSON.stringify(input.metadata), clientMessageId: clientId, createdAt: input.createdAt,
@@ -177,8 +181,9 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   for (const m of plan.messages) {
     const contact = asContact(contacts.get(m.contactKey)!.write, bot.id);
     const conversation = { chat_id: m.chatId, channel: channels.get(m.chatId)! };
-    m.payload = { update_id: m.updateId, message: runtimeMessage(m.message, conversation, contact) };
+    if (m.update) m.update.payload = { update_id: m.update.update_id, message: runtimeMessage(m.message, conversation, contact) };
   }
+  plan.updates = plan.messages.flatMap((m) => (m.update ? [m.update] : []));
   plan.contacts = [...contacts.values()].filter((c) => c.dirty).map((c) => c.write);
   plan.touches = [...touches.values()];
   return plan;

@@ -125,7 +125,7 @@ export class IntakeActor implements ActorHooks {
     const { plan } = committed;
     const answers = plan.outcomes.map((outcome) => (outcome.kind === "new" ? this.acceptedNew(committed, outcome.index) : undefined));
     this.deps.publishEvents(this.effectsOf(committed));
-    const updates = plan.messages.map((m) => ({ botId: this.botId, updateId: m.updateId, payload: m.payload }));
+    const updates = plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload }));
     let publishError: unknown;
     const inTransaction = this.deps.logInTransaction;
     if (updates.length && inTransaction) {
@@ -180,8 +180,8 @@ export class IntakeActor implements ActorHooks {
         () => insertIncomingMessages(tx, bot.id, bot.owner_id, plan.messageWrites),
         () => touchConversationsForIncoming(tx, plan.touches),
         () => this.deps.logInTransaction
-          ? this.deps.logInTransaction.append(tx, bot.id, plan.messages.map((m) => ({ update_id: m.updateId, payload: m.payload })))
-          : insertOutboxRows(tx, bot.id, plan.messages.map((m) => ({ updateId: m.updateId, payload: json(m.payload) }))),
+          ? this.deps.logInTransaction.append(tx, bot.id, plan.updates)
+          : insertOutboxRows(tx, bot.id, plan.updates.map((u) => ({ updateId: u.update_id, payload: json(u.payload) }))),
       ] as const);
       for (const c of upserted) contactById.set(c.id, c);
       for (const c of touched) byId.set(c.id, c);

@@ -4,6 +4,7 @@ import {
   type Bot, type Contact, type Conversation, type ConversationDetail, type Message, type Status,
 } from "./api.ts";
 import { formatTime, h, replace, toast } from "./dom.ts";
+import { handoffControl, messageText } from "./rich.ts";
 
 export interface ConversationPane {
   /** A live event (kind as the stream names it); those of other conversations are ignored. */
@@ -38,7 +39,7 @@ export function conversationPane(
   const addMessage = (m: Message) => {
     if (bubbles.has(m.id)) return;
     const follow = atBottom();
-    const text = h("div", { class: "text" }, m.text);
+    const text = messageText(m);
     const meta = h("div", { class: "meta" }, `${SENDER_LABEL[m.sender]} · ${formatTime(m.created_at)}`, m.edited_at ? " · edited" : "");
     const el = h("div", { class: `bubble ${m.direction} ${m.sender}`, "data-id": m.id }, text, meta);
     bubbles.set(m.id, el);
@@ -46,11 +47,13 @@ export function conversationPane(
     if (follow) scrollDown();
   };
 
+  const handoff = handoffControl(id, (c) => changed(c));
   const showMeta = (c: Conversation) => {
     conversation = c;
     title.textContent = contactName(c.contact, `Chat ${c.chat_id}`);
     const bot = bots.get(c.bot_id)?.name ?? "Bot";
     subtitle.textContent = `${bot} · ${c.channel} · #${c.number} · ${c.message_count} message${c.message_count === 1 ? "" : "s"}`;
+    handoff.show(c);
     if (document.activeElement !== status) status.value = c.status;
     if (!noteDirty && document.activeElement !== note) note.value = c.operator_note;
   };
@@ -144,7 +147,7 @@ export function conversationPane(
   replace(pane,
     h("header", { class: "conv-head" },
       h("a", { href: "#/inbox", class: "back only-narrow" }, "← Conversations"),
-      h("div", { class: "conv-title" }, title, subtitle),
+      h("div", { class: "conv-title" }, title, subtitle, handoff.el),
       h("div", { class: "status-field" }, h("label", { for: "conv-status" }, "Status"), status),
     ),
     h("div", { class: "conv-body" },
@@ -171,7 +174,7 @@ export function conversationPane(
       } else if (kind === "message_updated" && message) {
         const el = bubbles.get(message.id);
         if (el) {
-          el.querySelector(".text")!.textContent = message.text;
+          el.querySelector(".text")!.replaceWith(messageText(message));
           if (!el.querySelector(".meta")!.textContent!.endsWith("edited")) el.querySelector(".meta")!.append(" · edited");
         }
       } else if (kind === "message_deleted" && message) {

@@ -3,6 +3,7 @@
 import { contactName, get, STATUSES, type Bot, type Conversation } from "./api.ts";
 import { conversationPane, type ConversationPane } from "./conversation.ts";
 import { formatTime, h, replace } from "./dom.ts";
+import { handlerLabel } from "./rich.ts";
 import type { Context } from "./main.ts";
 
 /** One page of the list; the API's default. */
@@ -63,7 +64,7 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
         h("span", { class: "preview" }, preview),
         h("span", { class: `pill status-${c.status}` }, c.status),
       ),
-      h("div", { class: "conv-line muted small" }, `${bot} · ${c.channel}`, unread.has(c.id) ? h("span", { class: "sr" }, " (new activity)") : null),
+      h("div", { class: "conv-line muted small" }, `${bot} · ${c.channel}${handlerLabel(c)}`, unread.has(c.id) ? h("span", { class: "sr" }, " (new activity)") : null),
     ));
   };
 
