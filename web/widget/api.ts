@@ -48,7 +48,7 @@ export interface Live {
   message(m: WidgetMessage): void;
   updated(m: WidgetMessage): void;
   deleted(id: string): void;
-  /** The bot announced it is typing (Telegram's sendChatAction). */
+  /** The bot (Telegram's sendChatAction) or an operator in the inbox is typing. */
   typing(): void;
   /** Highest message_id shown so far: where a fresh connection resumes. */
   cursor(): number;
@@ -83,8 +83,9 @@ export class Api {
     return this.call(`/api/widget/config?${this.query({})}`);
   }
 
-  history(chatId: string): Promise<WidgetMessage[]> {
-    return this.call(`/api/messages?${this.query({ chat_id: chatId, limit: HISTORY_LIMIT })}`);
+  /** The newest page, or the page older than message_id `before`. */
+  history(chatId: string, before?: number): Promise<WidgetMessage[]> {
+    return this.call(`/api/messages?${this.query({ chat_id: chatId, limit: HISTORY_LIMIT, ...(before ? { before } : {}) })}`);
   }
 
   send(chatId: string, text: string, clientId: string): Promise<Accepted> {
@@ -147,6 +148,7 @@ export class Api {
       on("message_updated", live.updated);
       on("message_deleted", (d) => live.deleted(d.id));
       on("typing", live.typing);
+      on("operator_typing", live.typing);
       es.onopen = () => (failures = 0);
       es.onerror = () => {
         // CLOSED: the server refused the stream (not an event stream); CONNECTING: a break.
