@@ -6,7 +6,7 @@ import { h, replace, toast, type Cleanup } from "./dom.ts";
 /** The API's own minimum (DESIGN §5), as on the registration form. */
 const MIN_PASSWORD = 6;
 
-export function accountView(main: HTMLElement): Cleanup {
+export function accountView(main: HTMLElement, logout: () => void): Cleanup {
   document.title = "Account · botinbox";
   const current = h("input", { type: "password", id: "current-password", required: true, autocomplete: "current-password" });
   const next = h("input", { type: "password", id: "new-password", required: true, minlength: MIN_PASSWORD, autocomplete: "new-password" });
@@ -43,7 +43,10 @@ export function accountView(main: HTMLElement): Cleanup {
     submit,
   );
   replace(main, h("section", { class: "page" },
-    h("div", { class: "page-head" }, h("div", null, h("h1", { tabindex: "-1" }, "Account"), h("p", { class: "muted" }, session.email))),
+    h("div", { class: "page-head" },
+      h("div", { class: "grow" }, h("h1", { tabindex: "-1" }, "Account"), h("p", { class: "muted" }, session.email)),
+      h("button", { type: "button", class: "ghost", onclick: logout }, "Log out"),
+    ),
     form,
     h("section", { class: "card narrow-card", "aria-labelledby": "api-title" },
       h("h2", { id: "api-title" }, "API"),

@@ -47,7 +47,7 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
   const noteState = h("span", { class: "muted small", role: "status" });
   let noteDirty = false;
   const contactPanel = h("div", { class: "contacts" });
-  const reply = h("textarea", { id: "reply", rows: 2, placeholder: "Write a reply… (Enter sends, Shift+Enter adds a line, / for canned replies)", "aria-label": "Reply", maxlength: 4096 });
+  const reply = h("textarea", { id: "reply", rows: 2, placeholder: "Write a reply… (/ inserts a canned reply)", title: "Enter sends, Shift+Enter adds a line, / inserts a canned reply", "aria-label": "Reply", maxlength: 4096 });
   const send = h("button", { type: "submit", class: "primary" }, "Send");
   const side = h("aside", { class: "conv-side", id: "conv-side", "aria-label": "Details" });
   const detailsToggle = h("button", {

@@ -84,7 +84,7 @@ function buildShell() {
         notifications.root,
         h("a", { class: "api-link", href: "/swagger", target: "_blank", rel: "noopener", title: "API reference" }, "API"),
         h("span", { class: "who" }, session.email),
-        h("button", { type: "button", class: "ghost small", onclick: logout }, "Log out"),
+        h("button", { type: "button", class: "ghost small logout", onclick: logout }, "Log out"),
       ),
     ),
     main,
@@ -134,7 +134,7 @@ function render() {
   if (invite) {
     cleanup = inviteView(shell.main, invite[1]!, () => (location.hash = "#/inbox"));
   } else if (section === "account") {
-    cleanup = accountView(shell.main);
+    cleanup = accountView(shell.main, logout);
   } else if (section === "bots") {
     cleanup = id ? botCardView(shell.main, id, ctx) : botsView(shell.main);
   } else if (section === "inbox" || section === "") {
