@@ -12,7 +12,7 @@ export type ConversationEventKind =
   | "message_deleted";
 
 /** Every kind published on events.<owner>.<kind>. */
-export type EventKind = ConversationEventKind | "typing";
+export type EventKind = ConversationEventKind | "typing" | "operator_typing";
 
 export interface PlatformEvent {
   kind: ConversationEventKind;
@@ -31,6 +31,24 @@ export interface TypingEvent {
   chat_id: string;
   channel: string;
 }
+
+/** An operator types in the inbox: the widget shows "typing…" (not stored). */
+export interface OperatorTypingEvent {
+  kind: "operator_typing";
+  owner_id: string;
+  bot_id: string;
+  conversation_id: string;
+  chat_id: string;
+  channel: string;
+  user_id: string;
+}
+
+/** Kinds published on users.<user>.events (userEventsSubject). */
+export type UserEvent =
+  /** The user read a conversation (in another tab or device): its unread count now. */
+  | { kind: "conversation_read"; user_id: string; bot_id: string; conversation_id: string; unread_count: number }
+  /** The user joined or left a bot, or it was renamed or deleted: reload the bot list. */
+  | { kind: "bots_changed"; user_id: string; bot_id: string };
 
 /** An update whose outbox row is committed; the dispatcher publishes it from there. */
 export interface CommittedUpdate {

@@ -55,5 +55,18 @@ export interface Conversation {
   last_message_at: string;
 }
 
+/** The member a conversation is assigned to. */
+export interface Assignee {
+  user_id: string;
+  email: string;
+}
+
+/**
+ * A conversation as one user's inbox shows it: who handles it and how many incoming messages
+ * that user has not read. Live events from the write path carry a plain Conversation (no
+ * `assignee` key: unchanged); assignment events carry `assignee`.
+ */
+export type InboxConversation = Conversation & { assignee: Assignee | null; unread_count: number };
+
 /** Compile-time proof that a schema's static type and a record type are the same shape. */
 export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -12,6 +12,12 @@ export const ownerEventKindsSubject = (ownerId: string) => `events.${ownerId}.*`
 /** New messages of every owner: callbacks and push notifications. */
 export const MESSAGE_CREATED_SUBJECTS = "events.*.message_created";
 
+/**
+ * users.<user>.events: what concerns one user only (their read markers, their memberships),
+ * whoever owns the bot: the inbox stream of that user subscribes to it besides the owners'.
+ */
+export const userEventsSubject = (userId: string) => `users.${userId}.events`;
+
 /** A bot's update log grew: wakes parked long polls and the webhook worker. */
 export const wakeSubject = (botId: string) => `updates.${botId}`;
 export const ALL_WAKE_SUBJECTS = "updates.*";

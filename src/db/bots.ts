@@ -53,18 +53,6 @@ export async function insertBot(db: Queryable, bot: NewBot): Promise<DbBot | und
   return rows[0];
 }
 
-export async function listBotsByOwner(db: Queryable, ownerId: string): Promise<DbBot[]> {
-  return db.query<DbBot>(
-    `select ${BOT_COLUMNS} from bots where owner_id = $1 order by created_at desc, id`,
-    [ownerId],
-  );
-}
-
-export async function findBotOfOwner(db: Queryable, botId: string, ownerId: string): Promise<DbBot | undefined> {
-  const rows = await db.query<DbBot>(`select ${BOT_COLUMNS} from bots where id = $1 and owner_id = $2`, [botId, ownerId]);
-  return rows[0];
-}
-
 export async function findBotById(db: Queryable, botId: string): Promise<DbBot | undefined> {
   const rows = await db.query<DbBot>(`select ${BOT_COLUMNS} from bots where id = $1`, [botId]);
   return rows[0];
@@ -85,13 +73,27 @@ export async function findBotByIntegrationKey(db: Queryable, integrationKey: str
   return rows[0];
 }
 
-export async function updateBotToken(
-  db: Queryable, botId: string, ownerId: string, tokenHash: string, tokenEncrypted: string,
-): Promise<DbBot | undefined> {
+export async function updateBotToken(db: Queryable, botId: string, tokenHash: string, tokenEncrypted: string): Promise<DbBot | undefined> {
   const rows = await db.query<DbBot>(
-    `update bots set token_hash = $3, token_encrypted = $4, updated_at = now()
-     where id = $1 and owner_id = $2 returning ${BOT_COLUMNS}`,
-    [botId, ownerId, tokenHash, tokenEncrypted],
+    `update bots set token_hash = $2, token_encrypted = $3, updated_at = now()
+     where id = $1 returning ${BOT_COLUMNS}`,
+    [botId, tokenHash, tokenEncrypted],
   );
   return rows[0];
+}
+
+/** Rename (name and/or description; null keeps the current value). The username stays: clients address the bot by it. */
+export async function updateBotProfile(db: Queryable, botId: string, name: string | null, description: string | null): Promise<DbBot | undefined> {
+  const rows = await db.query<DbBot>(
+    `update bots set name = coalesce($2, name), description = coalesce($3, description), updated_at = now()
+     where id = $1 returning ${BOT_COLUMNS}`,
+    [botId, name, description],
+  );
+  return rows[0];
+}
+
+/** Deletes the bot; its channels, contacts, conversations, messages, members and the rest go by cascade. */
+export async function deleteBot(db: Queryable, botId: string): Promise<boolean> {
+  const rows = await db.query(`delete from bots where id = $1 returning 1`, [botId]);
+  return rows.length > 0;
 }

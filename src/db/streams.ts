@@ -36,13 +36,13 @@ export async function databaseNow(db: Queryable): Promise<Date> {
   return new Date(rows[0]!.now);
 }
 
-/** The owner's conversations changed after `since`, oldest change first. */
-export async function conversationsChangedSince(db: Queryable, ownerId: string, since: Date, limit: number): Promise<DbConversation[]> {
+/** Conversations of the user's bots (any role) changed after `since`, oldest change first. */
+export async function conversationsChangedSince(db: Queryable, userId: string, since: Date, limit: number): Promise<DbConversation[]> {
   return db.query<DbConversation>(
     `select ${CONVERSATION_COLUMNS} from conversations c
-     where c.owner_id = $1 and c.updated_at > $2::timestamptz
+     where c.bot_id in (select bot_id from bot_members where user_id = $1) and c.updated_at > $2::timestamptz
      order by c.updated_at asc, c.id asc limit $3`,
-    [ownerId, since, limit],
+    [userId, since, limit],
   );
 }
 

@@ -19,6 +19,7 @@ import { publicCors } from "./cors.ts";
 import { requestGuard } from "./guard.ts";
 import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
+import { teamRoutes } from "./team/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -43,6 +44,7 @@ export function createApp(platform: Platform, state: AppState = { draining: fals
     .use(authRoutes(platform))
     .use(botRoutes(platform))
     .use(channelRoutes(platform))
+    .use(teamRoutes(platform))
     .use(messageRoutes(platform))
     .use(widgetRoutes(platform))
     .use(formRoutes(platform))

@@ -15,6 +15,7 @@ export const TAGS = [
   { name: "Bots", description: "The user's bots" },
   { name: "Bot Runtime", description: "A bot's backend, with the bot token" },
   { name: "Channels", description: "Per-bot channels" },
+  { name: "Team", description: "Members, invites and canned replies of a bot (owners and operators)" },
   { name: "Messages", description: "Incoming messages and chat history (public)" },
   { name: "site-form integration", description: "Form-plugin submissions" },
   { name: "Inbox", description: "The operator inbox" },

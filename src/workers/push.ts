@@ -4,6 +4,7 @@ import { PushActor, type PushDeps } from "../delivery/push.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import type { Platform } from "../platform.ts";
 import { loadVapidKeys } from "../delivery/vapid.ts";
+import { listMemberIds } from "../db/members.ts";
 
 export const PUSH_CONSUMER = "push-worker";
 
@@ -29,7 +30,10 @@ export async function startPushWorker(platform: Platform, options: PushWorkerOpt
   };
   const handle = async (event: PlatformEvent): Promise<void> => {
     if (event.message?.direction !== "in") return;
-    await platform.actors.actorOf("push", event.owner_id, () => new PushActor(deps, event.owner_id)).ask((a) => a.notify(event));
+    // Every member of the bot (owner and operators) is notified on their own subscriptions.
+    const members = await listMemberIds(db, event.bot_id);
+    await Promise.all(members.map((userId) =>
+      platform.actors.actorOf("push", userId, () => new PushActor(deps, userId)).ask((a) => a.notify(event))));
   };
 
   return platform.queue.consumeIncoming(handle, {

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { unauthorized } from "../../core/errors.ts";
 import { findUserById } from "../../db/users.ts";
 import type { Platform } from "../../platform.ts";
-import { toUser } from "./service.ts";
+import { issuedUnderCurrentPassword, toUser } from "./service.ts";
 
 export const USER_SECURITY = [{ userBearerAuth: [] }];
 
@@ -38,7 +38,7 @@ export const userAuth = (platform: Platform) =>
             throw unauthorized("invalid or expired user token");
           }
           const row = await findUserById(platform.db, payload.sub);
-          if (!row) throw unauthorized("invalid or expired user token");
+          if (!row || !issuedUnderCurrentPassword(row, payload.pwd)) throw unauthorized("invalid or expired user token");
           return { user: toUser(row) };
         },
       },

@@ -1,6 +1,6 @@
-import { conflict, unauthorized } from "../../core/errors.ts";
+import { badRequest, conflict, unauthorized } from "../../core/errors.ts";
 import type { Queryable } from "../../db/driver.ts";
-import { findUserByEmail, insertUser, type DbUser } from "../../db/users.ts";
+import { findUserByEmail, findUserById, insertUser, updatePassword, type DbUser } from "../../db/users.ts";
 import type { User } from "./model.ts";
 import type { RateLimitSettings } from "../../config.ts";
 import { LOGIN_WINDOW_MS, type RateLimiter } from "../../ratelimit.ts";
@@ -37,9 +37,29 @@ export function limitLogin(limiter: RateLimiter, limits: RateLimitSettings, emai
   limiter.take(`login-email:${account}`, limits.loginPerEmail * LOGIN_BACKSTOP_FACTOR, LOGIN_WINDOW_MS);
 }
 
-export async function login(db: Queryable, email: string, password: string): Promise<User> {
+export async function login(db: Queryable, email: string, password: string): Promise<{ user: User; passwordStamp: number }> {
   const row = await findUserByEmail(db, email.trim());
   const matches = await Bun.password.verify(password, row?.password_hash ?? DUMMY_HASH);
   if (!row || !matches) throw unauthorized("wrong email or password");
-  return toUser(row);
+  return { user: toUser(row), passwordStamp: passwordStamp(row) };
+}
+
+/**
+ * Which password a token was issued under: every token carries it (claim `pwd`) and stops
+ * working once the password changes, so a thief holding one is locked out. 0 = never changed.
+ */
+export const passwordStamp = (row: Pick<DbUser, "password_changed_at">): number => row.password_changed_at?.getTime() ?? 0;
+
+export const issuedUnderCurrentPassword = (row: DbUser, claim: unknown): boolean => (typeof claim === "number" ? claim : 0) === passwordStamp(row);
+
+/** Checks the current password (attempts counted like logins, per user) and stores the new one. */
+export async function changePassword(
+  db: Queryable, limiter: RateLimiter, limits: RateLimitSettings, userId: string, current: string, next: string,
+): Promise<{ user: User; passwordStamp: number }> {
+  limiter.take(`password-change:${userId}`, limits.loginPerEmail, LOGIN_WINDOW_MS);
+  const row = await findUserById(db, userId);
+  if (!row || !(await Bun.password.verify(current, row.password_hash))) throw badRequest("current_password is wrong");
+  const changedAt = new Date();
+  await updatePassword(db, row.id, await Bun.password.hash(next, { algorithm: "argon2id" }), changedAt);
+  return { user: toUser(row), passwordStamp: changedAt.getTime() };
 }

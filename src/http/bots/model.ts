@@ -1,5 +1,7 @@
 import { t } from "elysia";
-import { MAX_URL_LENGTH } from "../../core/limits.ts";
+import { MAX_TEXT_LENGTH, MAX_URL_LENGTH } from "../../core/limits.ts";
+import { MAX_EMAIL_LENGTH } from "../auth/model.ts";
+import { oneOf } from "../feature.ts";
 
 /** Telegram allows 64 characters for a bot name; we match it. */
 export const MAX_BOT_NAME_LENGTH = 64;
@@ -35,11 +37,111 @@ export const Bot = t.Object(
     username: t.String({ description: "Unique, derived from the name, ends in `bot`" }),
     description: t.Union([t.String(), t.Null()]),
     webhook_url: t.Union([t.String(), t.Null()]),
-    token: t.String({ description: "Bot token `<number>:<secret>` for the runtime API" }),
+    token: t.Optional(t.String({ description: "Bot token `<number>:<secret>` for the runtime API (owner only)" })),
     widget_key: t.String({ description: "Public key for the widget" }),
-    integration_key: t.String({ description: "Key for the site-form integration" }),
+    integration_key: t.Optional(t.String({ description: "Key for the site-form integration (owner only)" })),
+    role: oneOf(["owner", "operator"], { description: "The caller's role on the bot; an operator sees no token, channels or members" }),
     created_at: t.String({ format: "date-time" }),
   },
   { title: "Bot" },
 );
 export type Bot = typeof Bot.static;
+
+export const BotPatchRequest = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: MAX_BOT_NAME_LENGTH })),
+    description: t.Optional(t.String({ maxLength: MAX_BOT_DESCRIPTION_LENGTH })),
+  },
+  { title: "BotPatchRequest", examples: [{ name: "Shop support" }] },
+);
+export type BotPatchRequest = typeof BotPatchRequest.static;
+
+export const MemberRole = oneOf(["owner", "operator"]);
+
+export const Member = t.Object(
+  {
+    user_id: t.String({ format: "uuid" }),
+    email: t.String({ examples: ["operator@example.com"] }),
+    role: MemberRole,
+    joined_at: t.String({ format: "date-time" }),
+  },
+  { title: "Member" },
+);
+export type Member = typeof Member.static;
+
+export const MemberParams = t.Object({
+  id: t.String({ format: "uuid", description: "Bot UUID" }),
+  user_id: t.String({ format: "uuid", description: "The member's user id" }),
+});
+
+export const InviteRequest = t.Object(
+  {
+    email: t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH, description: "Who may accept it (their account's e-mail)" }),
+    role: t.Optional(oneOf(["operator"], { description: "Only operators are invited; the owner is who created the bot" })),
+  },
+  { title: "InviteRequest", examples: [{ email: "operator@example.com", role: "operator" }] },
+);
+
+export const Invite = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    email: t.String(),
+    role: oneOf(["operator"]),
+    created_at: t.String({ format: "date-time" }),
+    expires_at: t.String({ format: "date-time" }),
+  },
+  { title: "Invite" },
+);
+export type Invite = typeof Invite.static;
+
+export const CreatedInvite = t.Composite(
+  [
+    Invite,
+    t.Object({
+      code: t.String({ description: "Shown once: the invitee enters it (or opens invite_url) after logging in" }),
+      invite_url: t.String({ description: "`${PUBLIC_URL}/#invite=<code>`" }),
+    }),
+  ],
+  { title: "CreatedInvite" },
+);
+
+export const InviteParams = t.Object({
+  id: t.String({ format: "uuid", description: "Bot UUID" }),
+  invite_id: t.String({ format: "uuid", description: "Invite id" }),
+});
+
+export const AcceptInviteRequest = t.Object(
+  { code: t.String({ minLength: 1, maxLength: 128, description: "The invite code" }) },
+  { title: "AcceptInviteRequest", examples: [{ code: "Jt4f0Qy2rB7m9KcXwVn3LpZs" }] },
+);
+
+export const AcceptedInvite = t.Object(
+  { bot_id: t.String({ format: "uuid" }), bot_name: t.String(), role: MemberRole },
+  { title: "AcceptedInvite" },
+);
+
+/** Why: short enough to type after "/", long enough to be descriptive. */
+export const MAX_SHORTCUT_LENGTH = 32;
+
+export const CannedReply = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    shortcut: t.String({ examples: ["hours"] }),
+    text: t.String({ examples: ["We answer every day from 9:00 to 18:00."] }),
+  },
+  { title: "CannedReply" },
+);
+export type CannedReply = typeof CannedReply.static;
+
+export const CannedReplyRequest = t.Object(
+  {
+    shortcut: t.String({ minLength: 1, maxLength: MAX_SHORTCUT_LENGTH, pattern: "^[A-Za-z0-9_-]+$", description: "Typed after `/`" }),
+    text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }),
+  },
+  { title: "CannedReplyRequest", examples: [{ shortcut: "hours", text: "We answer every day from 9:00 to 18:00." }] },
+);
+
+export const CannedReplyParams = t.Object({
+  id: t.String({ format: "uuid", description: "Bot UUID" }),
+  reply_id: t.String({ format: "uuid", description: "Canned reply id" }),
+});

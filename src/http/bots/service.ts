@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { AppError, notFound } from "../../core/errors.ts";
 import type { Config } from "../../config.ts";
 import type { Db, Queryable } from "../../db/driver.ts";
-import {
-  findBotOfOwner, insertBot, listBotsByOwner, nextBotNumber, updateBotToken, type DbBot,
-} from "../../db/bots.ts";
+import { insertBot, nextBotNumber, updateBotToken, type DbBot } from "../../db/bots.ts";
+import { countOwnedBots, insertMember, listMemberBots, type MemberRole } from "../../db/members.ts";
+import { requireMember } from "../../domain/members.ts";
 import { hashToken, randomKey, type SecretBox } from "../../secrets.ts";
 import { checkWebhookUrl, storeWebhook } from "../../domain/webhooks.ts";
 import type { Bot, BotCreateRequest } from "./model.ts";
@@ -33,16 +33,17 @@ export function usernameFromName(name: string, suffix = ""): string {
   return `${base.slice(0, MAX_USERNAME_LENGTH - tail.length)}${tail}`;
 }
 
-export const toBot = (row: DbBot, box: SecretBox): Bot => ({
+/** The bot as `role` may see it: an operator gets neither the token nor the integration key. */
+export const toBot = (row: DbBot, box: SecretBox, role: MemberRole): Bot => ({
   id: row.id,
   number: row.number,
   name: row.name,
   username: row.username,
   description: row.description,
   webhook_url: row.webhook_url,
-  token: box.open(row.token_encrypted),
+  ...(role === "owner" ? { token: box.open(row.token_encrypted), integration_key: row.integration_key } : {}),
   widget_key: row.widget_key,
-  integration_key: row.integration_key,
+  role,
   created_at: row.created_at.toISOString(),
 });
 
@@ -55,7 +56,7 @@ const BOT_CAP_RETRY_AFTER_SECONDS = 3600;
 export async function createBot(
   db: Db, box: SecretBox, ownerId: string, input: BotCreateRequest, config: Pick<Config, "allowPrivateWebhooks">,
 ): Promise<Bot> {
-  if ((await listBotsByOwner(db, ownerId)).length >= MAX_BOTS_PER_USER) {
+  if ((await countOwnedBots(db, ownerId)) >= MAX_BOTS_PER_USER) {
     throw new AppError("rate_limited", `a user may have at most ${MAX_BOTS_PER_USER} bots`, BOT_CAP_RETRY_AFTER_SECONDS);
   }
   const webhookUrl = input.webhook_url ?? null;
@@ -78,31 +79,26 @@ export async function createBot(
         widgetKey: `wk_${randomKey(PUBLIC_KEY_BYTES)}`,
         integrationKey: `ik_${randomKey(PUBLIC_KEY_BYTES)}`,
       });
+      if (inserted) await insertMember(tx, inserted.id, ownerId, "owner");
       if (inserted && webhookUrl) await storeWebhook(tx, inserted.id, { url: webhookUrl });
       return inserted;
     });
-    if (row) return toBot(row, box);
+    if (row) return toBot(row, box, "owner");
   }
   // The number is unique, so the second candidate can only be taken by a deliberately
   // chosen name; a third with randomness always succeeds.
   return createBot(db, box, ownerId, { ...input, name: `${input.name} ${randomKey(3)}` }, config);
 }
 
-export async function listBots(db: Queryable, box: SecretBox, ownerId: string): Promise<Bot[]> {
-  return (await listBotsByOwner(db, ownerId)).map((row) => toBot(row, box));
+/** Every bot the user is a member of, with their role on it. */
+export async function listBots(db: Queryable, box: SecretBox, userId: string): Promise<Bot[]> {
+  return (await listMemberBots(db, userId)).map((row) => toBot(row, box, row.role));
 }
 
-/** Another user's bot is "not found": existence never leaks across tenants. */
-export async function requireOwnBot(db: Queryable, ownerId: string, botId: string): Promise<DbBot> {
-  const row = await findBotOfOwner(db, botId, ownerId);
-  if (!row) throw notFound("bot");
-  return row;
-}
-
-export async function rotateToken(db: Queryable, box: SecretBox, ownerId: string, botId: string): Promise<Bot> {
-  const bot = await requireOwnBot(db, ownerId, botId);
+export async function rotateToken(db: Queryable, box: SecretBox, userId: string, botId: string): Promise<Bot> {
+  const bot = await requireMember(db, userId, botId, "owner");
   const token = newBotToken(bot.number);
-  const row = await updateBotToken(db, bot.id, ownerId, hashToken(token), box.seal(token));
+  const row = await updateBotToken(db, bot.id, hashToken(token), box.seal(token));
   if (!row) throw notFound("bot");
-  return toBot(row, box);
+  return toBot(row, box, "owner");
 }

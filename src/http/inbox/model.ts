@@ -7,7 +7,7 @@ import {
   DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT,
   type ConversationDetail as DetailRecord, type ConversationMetaPatch as PatchInput, type InboxQuery as InboxInput,
 } from "../../domain/inbox.ts";
-import { STATUSES, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
+import { STATUSES, type InboxConversation as InboxRecord, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
 
 export { STATUSES };
 export const Status = oneOf(STATUSES, { description: "Conversation status" });
@@ -84,17 +84,63 @@ export type Conversation = typeof Conversation.static;
 const sameShapes: [Same<Contact, ContactRecord>, Same<Message, MessageRecord>, Same<Conversation, ConversationRecord>] = [true, true, true];
 void sameShapes;
 
+export const Assignee = t.Object(
+  { user_id: t.String({ format: "uuid" }), email: t.String({ examples: ["operator@example.com"] }) },
+  { title: "Assignee", description: "The member the conversation is assigned to" },
+);
+
+export const InboxConversation = t.Composite(
+  [
+    Conversation,
+    t.Object({
+      assignee: Nullable(Assignee),
+      unread_count: t.Integer({ minimum: 0, description: "Incoming messages after the caller's read marker" }),
+    }),
+  ],
+  { title: "InboxConversation" },
+);
+export type InboxConversation = typeof InboxConversation.static;
+
+export const ContactConversation = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    chat_id: t.String(),
+    channel: t.String(),
+    status: Status,
+    last_message_at: t.String({ format: "date-time" }),
+  },
+  { title: "ContactConversation", description: "Another conversation of the same contact" },
+);
+
+export const PageInfo = t.Object(
+  { url: t.String({ examples: ["https://shop.example.com/pricing"] }), title: Nullable(t.String({ examples: ["Pricing"] })) },
+  { title: "PageInfo", description: "The page the visitor wrote from (newest incoming message's page_url/page_title)" },
+);
+
 export const ConversationDetail = t.Composite(
-  [Conversation, t.Object({ messages: t.Array(Message), contacts: t.Array(Contact) })],
+  [
+    InboxConversation,
+    t.Object({
+      messages: t.Array(Message),
+      contacts: t.Array(Contact),
+      contact_conversations: t.Array(ContactConversation),
+      page: Nullable(PageInfo),
+    }),
+  ],
   { title: "ConversationDetail" },
 );
 export type ConversationDetail = typeof ConversationDetail.static;
 
 export const ConversationIdParams = t.Object({ id: t.String({ format: "uuid", description: "Conversation UUID" }) });
 
+export const AssigneeFilter = oneOf(["me", "unassigned", "all"], {
+  description: "`me`: assigned to the caller; `unassigned`; `all` (default)",
+});
+
 export const InboxQuery = t.Object({
   bot_id: t.Optional(t.String({ format: "uuid" })),
   status: t.Optional(Status),
+  assignee: t.Optional(AssigneeFilter),
   q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Search contact, chat id, note and message text" })),
   limit: t.Optional(SafeInt({ minimum: 1, description: `Default ${INBOX_DEFAULT_LIMIT}, clamped to ${INBOX_MAX_LIMIT}` })),
   before: t.Optional(t.String({ format: "uuid", description: "Conversation id: continue after it" })),
@@ -114,14 +160,53 @@ export const ConversationMetaPatch = t.Object(
   {
     status: t.Optional(Status),
     operator_note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })),
+    assignee_id: t.Optional(Nullable(t.String({ format: "uuid", description: "A member of the bot; null unassigns" }))),
   },
-  { title: "ConversationMetaPatch" },
+  { title: "ConversationMetaPatch", examples: [{ status: "open" }, { assignee_id: null }] },
 );
 export type ConversationMetaPatch = typeof ConversationMetaPatch.static;
 
 // What the routes validate and answer must stay what the domain takes and returns.
 const sameAsDomain: [
   InboxQuery extends InboxInput ? true : false, ConversationMetaPatch extends PatchInput ? true : false,
-  Same<ConversationDetail, DetailRecord>,
-] = [true, true, true];
+  Same<ConversationDetail, DetailRecord>, Same<InboxConversation, InboxRecord>,
+] = [true, true, true, true];
 void sameAsDomain;
+
+export const CountsQuery = t.Object({
+  bot_id: t.Optional(t.String({ format: "uuid", description: "One bot (default: every bot of the caller)" })),
+  assignee: t.Optional(AssigneeFilter),
+});
+
+const StatusCounts = (description: string) =>
+  t.Object(
+    { new: t.Integer(), open: t.Integer(), waiting: t.Integer(), closed: t.Integer(), all: t.Integer() },
+    { description },
+  );
+
+export const InboxCounts = t.Object(
+  {
+    status: StatusCounts("Conversations per status tab"),
+    unread: StatusCounts("Conversations with unread messages (for the caller) per status tab"),
+  },
+  {
+    title: "InboxCounts",
+    examples: [{ status: { new: 2, open: 5, waiting: 1, closed: 40, all: 48 }, unread: { new: 2, open: 1, waiting: 0, closed: 0, all: 3 } }],
+  },
+);
+
+export const ReadRequest = t.Object(
+  {
+    message_id: t.Optional(
+      t.Union([SafeInt({ minimum: 0 }), t.String({ pattern: "^[0-9]{1,15}$" })], {
+        description: "The message_id read up to (default: the newest); the marker only moves forward",
+      }),
+    ),
+  },
+  { title: "ReadRequest", examples: [{}, { message_id: "42" }] },
+);
+
+export const ReadResult = t.Object(
+  { conversation_id: t.String({ format: "uuid" }), unread_count: t.Integer({ minimum: 0 }) },
+  { title: "ReadResult", examples: [{ conversation_id: "0f8fad5b-d9cb-469f-a165-70867728950e", unread_count: 0 }] },
+);

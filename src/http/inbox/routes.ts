@@ -4,9 +4,15 @@ import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
-  Conversation, ConversationDetail, ConversationIdParams, ConversationMetaPatch, DetailQuery, InboxQuery, Message, ReplyRequest,
+  ConversationDetail, ConversationIdParams, ConversationMetaPatch, CountsQuery, DetailQuery, InboxConversation, InboxCounts, InboxQuery,
+  Message, ReadRequest, ReadResult, ReplyRequest,
 } from "./model.ts";
 import { conversationDetail, listConversations, operatorReply, patchConversation } from "../../domain/inbox.ts";
+import { inboxCounts, markConversationRead, operatorTyping } from "../../domain/inbox_state.ts";
+import { MINUTE_MS } from "../../ratelimit.ts";
+
+/** Why: the cabinet sends a typing notice every few seconds while typing; more is a loop or abuse. */
+export const MAX_TYPING_PER_MINUTE = 60;
 
 export const inboxRoutes = (platform: Platform) =>
   feature({ prefix: "/api/inbox", tags: ["Inbox"] })
@@ -14,15 +20,37 @@ export const inboxRoutes = (platform: Platform) =>
     .get("", async ({ user, query }) => ok(await listConversations(platform, user.id, query)), {
       user: true,
       query: InboxQuery,
-      response: { 200: Ok(t.Array(Conversation)), ...errors(400, 401, 404) },
-      detail: { summary: "Conversations of the user's bots, newest activity first" },
+      response: { 200: Ok(t.Array(InboxConversation)), ...errors(400, 401, 404) },
+      detail: {
+        summary: "Conversations of the user's bots, newest activity first",
+        description:
+          "Every bot the caller is a member of (owner or operator). Filter by `bot_id`, `status`, `assignee` " +
+          "(`me`, `unassigned`, `all`) and search with `q`; page with `before` = the last conversation's id until a page " +
+          "comes back empty. Each conversation has its `assignee` and the caller's `unread_count`.",
+      },
+    })
+    .get("/counts", async ({ user, query }) => ok(await inboxCounts(platform.db, user.id, query.bot_id, query.assignee)), {
+      user: true,
+      query: CountsQuery,
+      response: { 200: Ok(InboxCounts), ...errors(400, 401, 404) },
+      detail: {
+        summary: "Counts for the status tabs",
+        description:
+          "Conversations per status (new, open, waiting, closed, all) over the caller's bots (or one `bot_id`), with the " +
+          "same `assignee` filter as the list, and how many of them have unread incoming messages for the caller.",
+      },
     })
     .get("/:id", async ({ user, params, query }) => ok(await conversationDetail(platform, user.id, params.id, query.before)), {
       user: true,
       params: ConversationIdParams,
       query: DetailQuery,
       response: { 200: Ok(ConversationDetail), ...errors(400, 401, 404) },
-      detail: { summary: "A conversation with its messages and contacts" },
+      detail: {
+        summary: "A conversation with its messages and contacts",
+        description:
+          `The newest messages (page older ones with \`before\` = the oldest message_id shown), everyone who wrote, the main ` +
+          "contact's other conversations (`contact_conversations`) and the page the visitor last wrote from (`page`).",
+      },
     })
     .post("/:id", async ({ user, params, body }) => ok(await operatorReply(platform, user.id, params.id, body.text)), {
       user: true,
@@ -35,6 +63,44 @@ export const inboxRoutes = (platform: Platform) =>
       user: true,
       params: ConversationIdParams,
       body: ConversationMetaPatch,
-      response: { 200: Ok(Conversation), ...errors(400, 401, 404) },
-      detail: { summary: "Change status and/or operator note" },
-    });
+      response: { 200: Ok(InboxConversation), ...errors(400, 401, 404) },
+      detail: {
+        summary: "Change status, operator note and/or assignee",
+        description:
+          "`assignee_id` must be a member of the bot (400 otherwise); null unassigns. Live views get a " +
+          "`conversation_updated` event; after an assignment its conversation carries `assignee`.",
+      },
+    })
+    .post(
+      "/:id/read",
+      async ({ user, params, body }) =>
+        ok(await markConversationRead(platform, user.id, params.id, body?.message_id === undefined ? undefined : Number(body.message_id))),
+      {
+        user: true,
+        params: ConversationIdParams,
+        body: t.Optional(ReadRequest),
+        response: { 200: Ok(ReadResult), ...errors(400, 401, 404) },
+        detail: {
+          summary: "Mark the conversation read for the caller",
+          description:
+            "Moves the caller's read marker to `message_id` (default: the newest message); it never moves back. The " +
+            "caller's other tabs and devices get a `conversation_read` event on the inbox stream. Other members' markers are their own.",
+        },
+      },
+    )
+    .post(
+      "/:id/typing",
+      async ({ user, params }) => {
+        platform.limiter.take(`typing:${user.id}`, MAX_TYPING_PER_MINUTE, MINUTE_MS);
+        return ok(await operatorTyping(platform, user.id, params.id));
+      },
+      {
+        user: true,
+        params: ConversationIdParams,
+        response: { 200: Ok(t.Literal(true)), ...errors(400, 401, 404, 429) },
+        detail: {
+          summary: "Tell the visitor an operator is typing",
+          description: "The chat's widget stream gets an `operator_typing` event (shown for about 5 s); nothing is stored.",
+        },
+      },
+    );

@@ -1,5 +1,11 @@
 // The cabinet's live stream: every inbox event of the user's bots as Server-Sent Events.
 //
+// Membership: events are published per bot owner (events.<owner>.<kind>), so the stream
+// subscribes to the owners of every bot the user is a member of and forwards only events
+// of those bots; it also follows users.<user>.events (this user's read markers, and
+// `bots_changed` after a join, removal, rename or deletion, which makes it re-read the
+// memberships before passing the notice on).
+//
 // Resume cursor: database time in milliseconds. Each event's `id:` is the latest change
 // time the stream has delivered (conversation.updated_at, or a message's edited_at). On
 // reconnect, conversations changed after (cursor − REPLAY_LOOKBACK_MS) are replayed — their
@@ -14,7 +20,10 @@ import { findMessagesByIds, type DbMessage } from "../../db/messages.ts";
 import { conversationsChangedSince, databaseNow, messagesChangedSince } from "../../db/streams.ts";
 import { badRequest } from "../../core/errors.ts";
 import type { ConversationEventKind, PlatformEvent } from "../../core/events.ts";
-import { ownerEventsSubject } from "../../core/subjects.ts";
+import { ownerEventsSubject, userEventsSubject } from "../../core/subjects.ts";
+import type { UserEvent } from "../../core/events.ts";
+import { listMembershipOwners } from "../../db/members.ts";
+import { assigneesOf } from "../../domain/inbox_view.ts";
 import type { Platform } from "../../platform.ts";
 import { toConversation, toMessage } from "../../db/view.ts";
 import { subscribeShared } from "./hub.ts";
@@ -48,51 +57,120 @@ export function parseTimeCursor(raw: string | null | undefined): number | undefi
 }
 
 export function openInboxStream(
-  platform: Platform, ownerId: string, since: number | undefined, lastEventId: string | null, signal: AbortSignal,
+  platform: Platform, userId: string, since: number | undefined, lastEventId: string | null, signal: AbortSignal,
 ): Response {
   const resumeFrom = parseTimeCursor(lastEventId) ?? since;
-  const release = INBOX_STREAMS.reserve(ownerId);
+  const release = INBOX_STREAMS.reserve(userId);
   return sseResponse({
     signals: [signal, platform.stopping],
-    start: (sink) => followInbox(platform, ownerId, resumeFrom, sink),
-    onError: (err) => platform.logger.warn({ err, owner_id: ownerId }, "inbox stream failed"),
+    start: (sink) => followInbox(platform, userId, resumeFrom, sink),
+    onError: (err) => platform.logger.warn({ err, user_id: userId }, "inbox stream failed"),
     onClose: release,
   });
 }
 
+/** The bus subscriptions of one stream: one per owner of the user's bots, kept in step with the memberships. */
+class OwnerSubscriptions {
+  private readonly byOwner = new Map<string, Promise<() => void>>();
+  bots = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly userId: string,
+    private readonly onEvent: (event: PlatformEvent) => void,
+  ) {}
+
+  /** Re-reads the memberships; subscribes to new owners before leaving gone ones. */
+  async refresh(): Promise<void> {
+    const rows = await listMembershipOwners(this.platform.db, this.userId);
+    const owners = new Set(rows.map((r) => r.owner_id));
+    const joining: Promise<unknown>[] = [];
+    for (const owner of owners) {
+      if (this.byOwner.has(owner) || this.closed) continue;
+      const subscribed = subscribeShared(
+        this.platform.bus,
+        ownerEventsSubject(owner),
+        (data) => {
+          const event = data as PlatformEvent;
+          if (this.bots.has(event.bot_id)) this.onEvent(event);
+        },
+        (subject, err) => this.platform.logger.warn({ err, subject }, "inbox stream event handler failed"),
+      );
+      this.byOwner.set(owner, subscribed);
+      joining.push(subscribed);
+    }
+    await Promise.all(joining);
+    this.bots = new Set(rows.map((r) => r.bot_id));
+    for (const [owner, subscribed] of this.byOwner) {
+      if (owners.has(owner)) continue;
+      this.byOwner.delete(owner);
+      void subscribed.then((leave) => leave(), () => undefined);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const subscribed of this.byOwner.values()) void subscribed.then((leave) => leave(), () => undefined);
+    this.byOwner.clear();
+  }
+}
+
 const timeOf = (iso: string | null | undefined) => (iso ? Date.parse(iso) : 0);
 
-async function followInbox(platform: Platform, ownerId: string, resumeFrom: number | undefined, sink: SseSink): Promise<() => void> {
+async function followInbox(platform: Platform, userId: string, resumeFrom: number | undefined, sink: SseSink): Promise<() => void> {
   let cursor = resumeFrom ?? 0;
   let live = false;
-  const queued: PlatformEvent[] = [];
+  const queued: (() => void)[] = [];
+  const whenLive = (send: () => void) => {
+    if (live) send();
+    else queued.push(send);
+  };
 
   const forward = (event: PlatformEvent) => {
     // Other kinds (typing) carry no conversation snapshot and leave the cursor alone.
     cursor = Math.max(cursor, timeOf(event.conversation?.updated_at), timeOf(event.message?.edited_at));
     sink.send({ event: event.kind, id: cursor, data: event });
   };
+  const owners = new OwnerSubscriptions(platform, userId, (event) => whenLive(() => forward(event)));
+
+  // Membership changes are applied one after another, each before its notice goes out.
+  let refreshing: Promise<void> = Promise.resolve();
+  const onUserEvent = (data: unknown) => {
+    const event = data as UserEvent;
+    if (event.user_id !== userId) return;
+    if (event.kind === "bots_changed") {
+      refreshing = refreshing
+        .then(() => owners.refresh())
+        .then(() => whenLive(() => sink.send({ event: event.kind, data: event })))
+        .catch((err) => {
+          platform.logger.warn({ err, user_id: userId }, "inbox stream could not re-read memberships");
+          sink.close();
+        });
+      return;
+    }
+    whenLive(() => sink.send({ event: event.kind, data: event }));
+  };
 
   // Subscribe first and hold live events until the replay is out, so none falls in between.
-  const unsubscribe = await subscribeShared(
-    platform.bus,
-    ownerEventsSubject(ownerId),
-    (data) => {
-      if (live) forward(data as PlatformEvent);
-      else queued.push(data as PlatformEvent);
-    },
-    (subject, err) => platform.logger.warn({ err, subject }, "inbox stream event handler failed"),
-  );
+  const leaveUser = await subscribeShared(platform.bus, userEventsSubject(userId), onUserEvent, (subject, err) =>
+    platform.logger.warn({ err, subject }, "inbox stream event handler failed"));
+  const unsubscribe = () => {
+    leaveUser();
+    owners.close();
+  };
   try {
+    refreshing = owners.refresh();
+    await refreshing;
     const now = (await databaseNow(platform.db)).getTime();
     if (resumeFrom !== undefined) {
-      const replayed = now - resumeFrom <= REPLAY_MAX_AGE_MS && (await replay(platform, ownerId, resumeFrom, forward));
+      const replayed = now - resumeFrom <= REPLAY_MAX_AGE_MS && (await replay(platform, userId, resumeFrom, forward));
       if (!replayed) sink.send({ event: "reset", data: { reason: "the gap since Last-Event-ID is too large to replay; reload" } });
     }
     cursor = Math.max(cursor, now);
     sink.send({ event: "ready", id: cursor, data: { cursor: String(cursor) } });
     live = true;
-    for (const event of queued.splice(0)) forward(event);
+    for (const send of queued.splice(0)) send();
   } catch (err) {
     unsubscribe();
     throw err;
@@ -101,17 +179,19 @@ async function followInbox(platform: Platform, ownerId: string, resumeFrom: numb
 }
 
 /** Sends what changed after `since` (minus the look-back); false when it is too much. */
-async function replay(platform: Platform, ownerId: string, since: number, forward: (e: PlatformEvent) => void): Promise<boolean> {
+async function replay(platform: Platform, userId: string, since: number, forward: (e: PlatformEvent) => void): Promise<boolean> {
   const { db } = platform;
   const from = new Date(since - REPLAY_LOOKBACK_MS);
-  const conversations = await conversationsChangedSince(db, ownerId, from, REPLAY_MAX_CONVERSATIONS + 1);
+  const conversations = await conversationsChangedSince(db, userId, from, REPLAY_MAX_CONVERSATIONS + 1);
   if (conversations.length > REPLAY_MAX_CONVERSATIONS) return false;
   const messages = await messagesChangedSince(db, conversations.map((c) => c.id), from, REPLAY_MAX_MESSAGES + 1);
   if (messages.length > REPLAY_MAX_MESSAGES) return false;
 
   const contactIds = [...new Set(conversations.map((c) => c.contact_id).filter((id): id is string => id !== null))];
   const lastIds = conversations.map((c) => c.last_message_id).filter((id): id is string => id !== null);
-  const [contacts, lasts] = await Promise.all([findContactsByIds(db, contactIds), findMessagesByIds(db, lastIds)]);
+  const [contacts, lasts, assignees] = await Promise.all([
+    findContactsByIds(db, contactIds), findMessagesByIds(db, lastIds), assigneesOf(db, conversations.map((c) => c.id)),
+  ]);
   const contactById = new Map(contacts.map((c) => [c.id, c]));
   const lastById = new Map(lasts.map((m) => [m.id, m]));
   const byConversation = new Map<string, DbMessage[]>();
@@ -123,7 +203,9 @@ async function replay(platform: Platform, ownerId: string, since: number, forwar
       row.contact_id ? contactById.get(row.contact_id) : undefined,
       row.last_message_id ? lastById.get(row.last_message_id) : undefined,
     );
-    const base = { owner_id: ownerId, bot_id: row.bot_id, conversation: view };
+    // Replayed snapshots carry the assignee, as assignment events do.
+    const conversation = { ...view, assignee: assignees.get(row.id) ?? null };
+    const base = { owner_id: row.owner_id, bot_id: row.bot_id, conversation };
     for (const message of byConversation.get(row.id) ?? []) {
       forward({ ...base, kind: replayKind(message, from), message: toMessage(message, row) });
     }

@@ -51,7 +51,7 @@ export const streamRoutes = (platform: Platform) =>
           summary: "Live messages of a web or widget chat (Server-Sent Events)",
           description:
             "Events: `ready` (id = where the stream starts), `message` (id = the message's message_id; data = Message), " +
-            "`message_updated`, `message_deleted` and `typing` (the bot's chat action) without an id. Resume with the Last-Event-ID header or `since`: every message " +
+            "`message_updated`, `message_deleted`, `typing` (the bot's chat action) and `operator_typing` (an operator is typing in the inbox) without an id. Resume with the Last-Event-ID header or `since`: every message " +
             "of the chat with a higher message_id is sent first. Heartbeat comments every 15 s.",
           responses: eventStream("An event stream of the chat's messages", [400, 403, 404, 429]),
         },
@@ -69,7 +69,9 @@ export const streamRoutes = (platform: Platform) =>
           description:
             "Authorization: Bearer <user token> (read it with fetch(); EventSource cannot send headers). Events are named by kind " +
             "(conversation_created, message_created, conversation_updated, message_updated, message_deleted; data = " +
-            "{kind, owner_id, bot_id, conversation, message?}), `typing`, plus `ready` and `reset` (reload: the gap was too large). " +
+            "{kind, owner_id, bot_id, conversation, message?}), `typing`, `operator_typing`, plus `ready` and `reset` (reload: the gap was too large). " +
+            "Covers every bot the user is a member of. Only for this user: `conversation_read` ({conversation_id, bot_id, unread_count}: " +
+            "read in another tab or device) and `bots_changed` ({bot_id}: joined, removed, renamed or deleted; reload the bot list). " +
             "Every event id is a resume cursor (database time in ms); replayed events may repeat ones already seen.",
           responses: eventStream("An event stream of inbox changes", [400, 401, 429]),
         },

@@ -12,7 +12,7 @@ import { findConversationByChat, type DbConversation } from "../../db/conversati
 import type { DbBot } from "../../db/bots.ts";
 import { messagesAfter, latestMessageId } from "../../db/streams.ts";
 import { badRequest } from "../../core/errors.ts";
-import type { PlatformEvent, TypingEvent } from "../../core/events.ts";
+import type { OperatorTypingEvent, PlatformEvent, TypingEvent } from "../../core/events.ts";
 import { ownerEventKindsSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
@@ -70,7 +70,10 @@ export async function openWidgetStream(platform: Platform, bot: DbBot, query: Wi
   });
 }
 
-const isTyping = (data: unknown): data is TypingEvent => (data as { kind?: unknown })?.kind === "typing";
+const isTyping = (data: unknown): data is TypingEvent | OperatorTypingEvent => {
+  const kind = (data as { kind?: unknown })?.kind;
+  return kind === "typing" || kind === "operator_typing";
+};
 
 /** Same rule as the public history: only browser chats, and only the channel asked for. */
 const visible = (conversation: Pick<DbConversation, "channel">, channel: string | undefined) =>
@@ -123,7 +126,8 @@ async function followChat(
 
   const onEvent = (data: unknown) => {
     if (isTyping(data)) {
-      if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) sink.send({ event: "typing", data: {} });
+      // The bot's chat action is `typing`, an operator typing in the inbox `operator_typing`.
+      if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) sink.send({ event: data.kind, data: {} });
       return;
     }
     const event = data as PlatformEvent;

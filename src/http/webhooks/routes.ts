@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { Platform } from "../../platform.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { requireOwnBot } from "../bots/service.ts";
+import { requireMember } from "../../domain/members.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { BotIdPath } from "../runtime/model.ts";
@@ -51,28 +51,28 @@ const deliveryLogRoutes = (platform: Platform) =>
     .get(
       "/api/bots/:id/deliveries",
       async ({ user, params, query }) => {
-        const bot = await requireOwnBot(platform.db, user.id, params.id);
+        const bot = await requireMember(platform.db, user.id, params.id, "owner");
         return ok(await listDeliveries(platform.db, bot.id, clampLimit(query.limit)));
       },
       {
         user: true,
         params: BotIdPath,
         query: DeliveriesQuery,
-        response: { 200: Ok(t.Array(DeliveryAttempt)), ...errors(400, 401, 404) },
+        response: { 200: Ok(t.Array(DeliveryAttempt)), ...errors(400, 401, 403, 404) },
         detail: { summary: "Recent webhook and callback delivery attempts, newest first" },
       },
     )
     .get(
       "/api/bots/:id/callback-deliveries",
       async ({ user, params, query }) => {
-        const bot = await requireOwnBot(platform.db, user.id, params.id);
+        const bot = await requireMember(platform.db, user.id, params.id, "owner");
         return ok(await listCallbackStates(platform.db, bot.id, clampLimit(query.limit)));
       },
       {
         user: true,
         params: BotIdPath,
         query: DeliveriesQuery,
-        response: { 200: Ok(t.Array(CallbackDelivery)), ...errors(400, 401, 404) },
+        response: { 200: Ok(t.Array(CallbackDelivery)), ...errors(400, 401, 403, 404) },
         detail: { summary: "Delivery state of outgoing messages to channel callbacks, newest first" },
       },
     );

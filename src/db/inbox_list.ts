@@ -1,0 +1,56 @@
+// The inbox list over every bot the user is a member of.
+import type { ConversationStatus, DbConversation } from "./conversations.ts";
+import type { Queryable } from "./driver.ts";
+import { assigneeClause, type AssigneeFilter } from "./inbox_state.ts";
+
+const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
+  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+
+export interface MemberInboxFilter {
+  userId: string;
+  botId: string | null;
+  status: ConversationStatus | null;
+  assignee: AssigneeFilter;
+  /** ILIKE pattern, already escaped and wrapped in %…% */
+  pattern: string | null;
+  before: { at: Date; id: string } | null;
+  limit: number;
+}
+
+/**
+ * Newest activity first. Each of the user's bots gives its own newest `limit` rows through
+ * its (bot, activity) index and the page is the newest of those, so a page costs the same
+ * with one bot or twenty. Search matches contact name, email and phone, chat id, operator
+ * note and the text of every message, through trigram indexes.
+ */
+export async function listMemberInbox(db: Queryable, f: MemberInboxFilter): Promise<DbConversation[]> {
+  const params: unknown[] = [f.userId, f.botId, f.status, f.before?.at ?? null, f.before?.id ?? null, f.limit];
+  let searchClause = "";
+  if (f.pattern !== null) {
+    params.push(f.pattern);
+    searchClause = `and c.id in (
+        select id from conversations where bot_id = mb.bot_id and (chat_id ilike $7 or operator_note ilike $7)
+        union
+        select cv.id from contacts ct join conversations cv on cv.contact_id = ct.id
+          where ct.bot_id = mb.bot_id and (ct.name ilike $7 or ct.email ilike $7 or ct.phone ilike $7)
+        union
+        select conversation_id from messages where bot_id = mb.bot_id and text ilike $7 and deleted_at is null
+      )`;
+  }
+  return db.query<DbConversation>(
+    `select x.* from (select bot_id from bot_members where user_id = $1 and ($2::uuid is null or bot_id = $2::uuid)) mb
+     cross join lateral (
+       select ${CONVERSATION_COLUMNS} from conversations c
+       where c.bot_id = mb.bot_id
+         and ($3::text is null or c.status = $3::text)
+         and ($4::timestamptz is null or (c.last_message_at, c.id) < ($4::timestamptz, $5::uuid))
+         and ${assigneeClause(f.assignee)}
+         ${searchClause}
+       order by c.last_message_at desc, c.id desc
+       limit $6
+     ) x
+     order by x.last_message_at desc, x.id desc
+     limit $6`,
+    params,
+  );
+}
