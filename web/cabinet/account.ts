@@ -24,7 +24,9 @@ export function accountView(main: HTMLElement, logout: () => void): Cleanup {
       }
       submit.disabled = true;
       try {
-        await post("/api/auth/password", { current_password: current.value, new_password: next.value });
+        // Every earlier token stops working, this tab's too: the answer brings the new one.
+        const result = await post<{ token: string; user: { email: string } }>("/api/auth/password", { current_password: current.value, new_password: next.value });
+        session.start(result.token, result.user.email);
         current.value = "";
         next.value = "";
         toast("Password changed");

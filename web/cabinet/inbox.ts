@@ -245,6 +245,11 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
   const stopLive = ctx.live.on((kind, data) => {
     if (kind === "ready" && !data.resumed) void load();
     if (kind === "reset") void load();
+    if (kind === "bots_changed") {
+      // Joined, removed, renamed or deleted: the bots and (if one went away) the list change.
+      void loadBots();
+      void load();
+    }
     if (kind === "conversation_read" && data?.conversation_id) {
       setUnread(data.conversation_id, data.unread_count ?? 0);
       loadCounts();
@@ -263,13 +268,19 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
     pane?.onEvent(kind, data);
   });
 
-  get<Bot[]>("/api/bots").then((list) => {
+  const loadBots = () => get<Bot[]>("/api/bots").then((list) => {
+    if (!alive) return;
+    const chosen = botFilter.value;
+    bots.clear();
+    replace(botFilter, h("option", { value: "" }, "All bots"));
     for (const b of list) {
       bots.set(b.id, b);
       botFilter.append(h("option", { value: b.id }, b.name));
     }
+    botFilter.value = bots.has(chosen) ? chosen : "";
     renderList();
   }, () => {});
+  void loadBots();
   void load();
 
   const open = (id: string | undefined) => {

