@@ -136,4 +136,67 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
     expect(failures).toEqual([]);
     expect(blocked).toEqual([]);
   });
+
+  test("assignment with the mine / unassigned filters; canned replies with /; the operator's typing shows in the widget", async () => {
+    // A second operator joins through the API (the invite flow itself is tested above).
+    const email = uniqueEmail("assignee");
+    const invite = await apiCall(server.url, "POST", `/api/bots/${bot.id}/invites`, { email }, owner.token);
+    const operator = { email, token: (await apiCall(server.url, "POST", "/api/auth/register", { email, password })).token };
+    await apiCall(server.url, "POST", "/api/invites/accept", { code: invite.code }, operator.token);
+
+    // The owner saves a canned reply on the bot's page.
+    const ownerPage = await newPage(DESKTOP, owner);
+    await ownerPage.goto(`${server.url}/#/bots/${bot.id}`);
+    await ownerPage.getByLabel("Shortcut").fill("hours");
+    await ownerPage.getByLabel("Reply text").fill("We answer from 9:00 to 18:00.");
+    await ownerPage.getByRole("button", { name: "Add reply" }).click();
+    await ownerPage.getByRole("list", { name: "Canned replies" }).getByText("/hours").waitFor({ timeout: UI_WAIT_MS });
+
+    // A visitor writes through the widget.
+    const visitor = await newPage(DESKTOP);
+    await visitor.goto(site.page("host", bot.widget_key));
+    await visitor.getByRole("button", { name: "Open chat" }).click();
+    await visitor.getByRole("textbox", { name: "Message" }).fill("When are you open?");
+    await visitor.getByRole("textbox", { name: "Message" }).press("Enter");
+    await visitor.locator(".msg.in[data-id]", { hasText: "When are you open?" }).waitFor({ timeout: UI_WAIT_MS });
+
+    // The owner assigns it to the operator.
+    const operatorPage = await newPage(DESKTOP, operator);
+    await operatorPage.goto(`${server.url}/#/inbox`);
+    await operatorPage.locator(".live-state.live").waitFor({ timeout: UI_WAIT_MS });
+    await ownerPage.goto(`${server.url}/#/inbox`);
+    await ownerPage.locator(".conv", { hasText: "When are you open?" }).click();
+    await ownerPage.getByLabel("Assignee").selectOption({ label: email });
+    await ownerPage.getByText(`Assigned to ${email}`).waitFor({ timeout: UI_WAIT_MS });
+    await ownerPage.locator(".conv .assignee", { hasText: email }).waitFor({ timeout: UI_WAIT_MS });
+
+    // The operator sees the assignee live; "Mine" keeps it, "Unassigned" does not.
+    const row = operatorPage.locator(".conv", { hasText: "When are you open?" });
+    await row.locator(".assignee", { hasText: email }).waitFor({ timeout: UI_WAIT_MS });
+    await operatorPage.getByLabel("Assigned to").selectOption("me");
+    await row.waitFor({ timeout: UI_WAIT_MS });
+    await operatorPage.getByLabel("Assigned to").selectOption("unassigned");
+    await operatorPage.getByText("No conversations match.").waitFor({ timeout: UI_WAIT_MS });
+    await ownerPage.getByLabel("Assigned to").selectOption("me");
+    await ownerPage.getByText("No conversations match.").waitFor({ timeout: UI_WAIT_MS });
+    await operatorPage.getByLabel("Assigned to").selectOption("me");
+    await row.click();
+    await expect(operatorPage.getByLabel("Assignee").inputValue()).resolves.not.toBe("");
+    await expect(operatorPage.locator("#conv-assignee option:checked").textContent()).resolves.toContain(email);
+
+    // `/` offers the canned reply; Enter inserts it (without sending); typing reaches the widget.
+    const reply = operatorPage.getByRole("textbox", { name: "Reply" });
+    await reply.pressSequentially("/ho");
+    await operatorPage.getByRole("option", { name: /hours/ }).waitFor({ timeout: UI_WAIT_MS });
+    await screenshot(operatorPage, "team-canned-reply");
+    await reply.press("Enter");
+    await expect(reply.inputValue()).resolves.toBe("We answer from 9:00 to 18:00.");
+    await reply.pressSequentially(" See you!");
+    await visitor.locator(".msg.typing").waitFor({ timeout: UI_WAIT_MS });
+    await reply.press("Enter");
+    await visitor.locator(".msg.out", { hasText: "We answer from 9:00 to 18:00. See you!" }).waitFor({ timeout: UI_WAIT_MS });
+    await screenshot(operatorPage, "team-assigned-conversation");
+    expect(failures).toEqual([]);
+    expect(blocked).toEqual([]);
+  });
 });

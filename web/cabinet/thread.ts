@@ -94,7 +94,8 @@ export function messageThread(conversationId: string, onError: (err: Error) => v
     reset(detail) {
       bubbles.clear();
       oldest = undefined;
-      complete = detail.messages.length === 0;
+      // Everything is in when the first page holds every message the conversation has.
+      complete = detail.messages.length === 0 || detail.messages.length >= detail.message_count;
       track(detail.messages);
       list.replaceChildren(...detail.messages.map(bubbleFor));
       if (!detail.messages.length) list.append(h("p", { class: "muted empty" }, "No messages yet."));
