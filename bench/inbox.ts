@@ -36,6 +36,7 @@ try {
     `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
      values ($1, 'Bench', 'bench_bot', 'h', 'e', 'wk_bench', 'ik_bench') returning id`, [ownerId]);
   const botId = bot!.id;
+  await db.query(`insert into bot_members (bot_id, user_id, role) values ($1, $2, 'owner')`, [botId, ownerId]);
   await db.query(
     `insert into contacts (bot_id, owner_id, number, contact_key, name, email, phone)
      select $1, $2, g, 'ext:' || g, 'Person ' || g, 'person' || g || '@example.com', '+1555' || lpad(g::text, 7, '0')

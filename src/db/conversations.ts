@@ -35,14 +35,6 @@ export async function findConversationById(db: Queryable, id: string): Promise<D
   return rows[0];
 }
 
-export async function findConversationOfOwner(db: Queryable, id: string, ownerId: string): Promise<DbConversation | undefined> {
-  const rows = await db.query<DbConversation>(
-    `select ${CONVERSATION_COLUMNS} from conversations c where c.id = $1 and c.owner_id = $2`,
-    [id, ownerId],
-  );
-  return rows[0];
-}
-
 /** Returns undefined when another process created the chat first (the caller re-reads). */
 export async function insertConversation(
   db: Queryable,
@@ -81,45 +73,4 @@ export async function updateConversationMeta(
     [id, status, operatorNote],
   );
   return rows[0]!;
-}
-
-export interface InboxFilter {
-  ownerId: string;
-  botId: string | null;
-  status: ConversationStatus | null;
-  /** ILIKE pattern, already escaped and wrapped in %…% */
-  pattern: string | null;
-  before: { at: Date; id: string } | null;
-  limit: number;
-}
-
-/**
- * The inbox list, newest activity first. Search matches contact name, email and phone,
- * chat id, operator note and the text of every message, through trigram indexes.
- */
-export async function listInbox(db: Queryable, f: InboxFilter): Promise<DbConversation[]> {
-  const params: unknown[] = [f.ownerId, f.botId, f.status, f.before?.at ?? null, f.before?.id ?? null, f.limit];
-  let searchClause = "";
-  if (f.pattern !== null) {
-    params.push(f.pattern);
-    searchClause = `and c.id in (
-        select id from conversations where owner_id = $1 and (chat_id ilike $7 or operator_note ilike $7)
-        union
-        select cv.id from contacts ct join conversations cv on cv.contact_id = ct.id
-          where ct.owner_id = $1 and (ct.name ilike $7 or ct.email ilike $7 or ct.phone ilike $7)
-        union
-        select conversation_id from messages where owner_id = $1 and text ilike $7 and deleted_at is null
-      )`;
-  }
-  return db.query<DbConversation>(
-    `select ${CONVERSATION_COLUMNS} from conversations c
-     where c.owner_id = $1
-       and ($2::uuid is null or c.bot_id = $2::uuid)
-       and ($3::text is null or c.status = $3::text)
-       and ($4::timestamptz is null or (c.last_message_at, c.id) < ($4::timestamptz, $5::uuid))
-       ${searchClause}
-     order by c.last_message_at desc, c.id desc
-     limit $6`,
-    params,
-  );
 }

@@ -9,7 +9,7 @@ import { listMemberInbox } from "../db/inbox_list.ts";
 import { latestPageMetadata, otherConversationsOfContact, type AssigneeFilter, type DbContactConversation } from "../db/inbox_state.ts";
 import { forUser } from "./inbox_view.ts";
 import { replyAsOperator, setStatusAndNote, type ConversationDeps } from "./conversations.ts";
-import { requireMemberConversation } from "./members.ts";
+import { requireMember, requireMemberConversation } from "./members.ts";
 import { assign, checkAssignable } from "./inbox_state.ts";
 import type { EventBus } from "../bus/bus.ts";
 import type { Contact, InboxConversation, Message, Status } from "../core/records.ts";
@@ -61,6 +61,8 @@ type InboxDeps = { db: Db };
 export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export async function listConversations(platform: InboxDeps, userId: string, query: InboxQuery): Promise<InboxConversation[]> {
+  // Naming a bot one is not a member of is 404, as everywhere else.
+  if (query.bot_id) await requireMember(platform.db, userId, query.bot_id);
   let before = null;
   if (query.before) {
     const cursor = await findMemberConversation(platform.db, query.before, userId);

@@ -43,8 +43,10 @@ describe("inbox list", () => {
     expect(mine.body.result.map((c: { id: string }) => c.id)).not.toContain(theirs.conversation_id);
     const search = await client.get(`/api/inbox?q=${encodeURIComponent("bob's secret")}`, alice.token);
     expect(search.body.result).toEqual([]);
+    // Naming a bot one is not a member of is 404, as on every endpoint.
     const filtered = await client.get(`/api/inbox?bot_id=${bobBot.id}`, alice.token);
-    expect(filtered.body.result).toEqual([]);
+    expect(filtered.status).toBe(404);
+    expect(JSON.stringify(filtered.body)).not.toContain("bob's secret");
   });
 
   test("status filter, limit and before paging", async () => {

@@ -37,5 +37,5 @@ export const PasswordChangeRequest = t.Object(
     current_password: t.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
     new_password: t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
   },
-  { title: "PasswordChangeRequest", examples: [{ current_password: "secret123", new_password: "n3w-secret" }] },
+  { title: "PasswordChangeRequest", examples: [{ current_password: "old-secret", new_password: "n3w-secret" }] },
 );
