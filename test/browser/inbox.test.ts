@@ -2,8 +2,8 @@
 // 1,000-message conversation opens at the newest message with the reply box in view and
 // scrolling up brings in every older message; a bot with 300 conversations lists them all;
 // the page itself never grows (the list and the thread scroll on their own).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import type { RunningServer } from "../../src/server.ts";
 import { sharedDb, uniqueEmail } from "../support/harness.ts";
 import { seedInbox, type SeededInbox } from "./seed.ts";
@@ -19,6 +19,8 @@ describe.skipIf(skipBrowser)("a big inbox in a real browser", () => {
   let browser: Browser;
   let seeded: SeededInbox;
   const blocked: string[] = [];
+  /** Closed after each test, so a finished test's pages stop talking to the server. */
+  const contexts: BrowserContext[] = [];
   const owner = { email: uniqueEmail("bigInbox"), token: "" };
 
   beforeAll(async () => {
@@ -30,6 +32,10 @@ describe.skipIf(skipBrowser)("a big inbox in a real browser", () => {
     seeded = await seedInbox(await sharedDb(), bot.id, registered.user.id, 300, 1000);
   }, SLOW_MS);
 
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close().catch(() => {});
+  });
+
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
@@ -38,6 +44,7 @@ describe.skipIf(skipBrowser)("a big inbox in a real browser", () => {
   /** A logged-in cabinet (the session is the one the login form would store). */
   async function cabinet(options: BrowserContextOptions, hash: string): Promise<{ page: Page; failures: string[] }> {
     const context = await localContext(browser, blocked, options);
+    contexts.push(context);
     await context.addInitScript(([token, email]) => {
       localStorage.setItem("botinbox:token", token!);
       localStorage.setItem("botinbox:email", email!);

@@ -3,8 +3,8 @@
 // per member, live in another member's browser and kept across reloads; assignment and
 // the mine / unassigned filters; canned replies with `/`; the operator's typing reaches
 // the widget.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import type { RunningServer } from "../../src/server.ts";
 import { uniqueEmail } from "../support/harness.ts";
 import {
@@ -20,6 +20,8 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
   let site: HostSite;
   let browser: Browser;
   const blocked: string[] = [];
+  /** Closed after each test, so a finished test's pages stop talking to the server. */
+  const contexts: BrowserContext[] = [];
   const failures: string[] = [];
   const password = "secret123";
   const owner = { email: uniqueEmail("owner"), token: "" };
@@ -35,6 +37,10 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
     await apiCall(server.url, "PATCH", `/api/bots/${bot.id}/channels`, { channel_type: "widget", config: { title: "Team chat" } }, owner.token);
   }, SLOW_MS);
 
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close().catch(() => {});
+  });
+
   afterAll(async () => {
     await browser?.close();
     site?.stop();
@@ -43,6 +49,7 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
 
   async function newPage(options: BrowserContextOptions, session?: { token: string; email: string }): Promise<Page> {
     const context = await localContext(browser, blocked, options);
+    contexts.push(context);
     if (session) {
       await context.addInitScript(([token, email]) => {
         localStorage.setItem("botinbox:token", token!);
@@ -193,6 +200,8 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
     await expect(reply.inputValue()).resolves.toBe("We answer from 9:00 to 18:00.");
     await reply.pressSequentially(" See you!");
     await visitor.locator(".msg.typing").waitFor({ timeout: UI_WAIT_MS });
+    // The owner, who has the same conversation open, learns that someone is answering.
+    await ownerPage.getByText("Another operator is typing a reply…").waitFor({ timeout: UI_WAIT_MS });
     await reply.press("Enter");
     await visitor.locator(".msg.out", { hasText: "We answer from 9:00 to 18:00. See you!" }).waitFor({ timeout: UI_WAIT_MS });
     await screenshot(operatorPage, "team-assigned-conversation");

@@ -29,6 +29,8 @@ const TYPING_PING_MS = 3_000;
 /** Messages arriving together are marked read once. */
 const READ_DEBOUNCE_MS = 400;
 const UNASSIGNED = "";
+/** How long another member's "typing" notice stays up without a new ping (the widget's too). */
+const OTHER_TYPING_MS = 5_000;
 
 export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks): ConversationPane {
   let alive = true;
@@ -49,6 +51,8 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
   const contactPanel = h("div", { class: "contacts" });
   const reply = h("textarea", { id: "reply", rows: 2, placeholder: "Write a reply… (/ inserts a canned reply)", title: "Enter sends, Shift+Enter adds a line, / inserts a canned reply", "aria-label": "Reply", maxlength: 4096 });
   const send = h("button", { type: "submit", class: "primary" }, "Send");
+  const othersTyping = h("p", { class: "others-typing muted small", role: "status" });
+  let othersTypingTimer: ReturnType<typeof setTimeout> | undefined;
   const side = h("aside", { class: "conv-side", id: "conv-side", "aria-label": "Details" });
   const detailsToggle = h("button", {
     type: "button", class: "ghost small only-medium", "aria-controls": "conv-side", "aria-expanded": "false",
@@ -205,7 +209,7 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
       ),
     ),
     h("div", { class: "conv-body" },
-      h("div", { class: "conv-thread" }, thread.root, form),
+      h("div", { class: "conv-thread" }, thread.root, othersTyping, form),
       side,
     ),
   );
@@ -214,6 +218,16 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
   return {
     onEvent(kind, data) {
       if (kind === "reset") return void load();
+      if (kind === "operator_typing" && data?.conversation_id === id) {
+        // Two members answering the same visitor at once is worth a word; one's own pings are not.
+        void currentUser().then((me) => {
+          if (!alive || data.user_id === me.id) return;
+          othersTyping.textContent = "Another operator is typing a reply…";
+          clearTimeout(othersTypingTimer);
+          othersTypingTimer = setTimeout(() => (othersTyping.textContent = ""), OTHER_TYPING_MS);
+        }, () => {});
+        return;
+      }
       if (data?.conversation?.id !== id) return;
       const message: Message | undefined = data.message;
       if (kind === "message_created" && message) {
@@ -232,6 +246,7 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
       alive = false;
       thread.close();
       clearTimeout(readTimer);
+      clearTimeout(othersTypingTimer);
       document.removeEventListener("visibilitychange", readWhenVisible);
     },
   };
