@@ -91,18 +91,22 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
     return params;
   };
   let countsTimer: ReturnType<typeof setTimeout> | undefined;
+  let countsSeq = 0;
+  const fetchCounts = async () => {
+    const seq = ++countsSeq;
+    try {
+      const fresh = await get<InboxCounts>(`/api/inbox/counts?${filterParams()}`);
+      if (!alive || seq !== countsSeq) return;
+      counts = fresh;
+    } catch {
+      counts = undefined;
+    }
+    showCounts();
+  };
+  /** After live events: bursts of them ask once. */
   const loadCounts = () => {
     clearTimeout(countsTimer);
-    countsTimer = setTimeout(async () => {
-      try {
-        const fresh = await get<InboxCounts>(`/api/inbox/counts?${filterParams()}`);
-        if (!alive) return;
-        counts = fresh;
-      } catch {
-        counts = undefined;
-      }
-      showCounts();
-    }, COUNTS_DEBOUNCE_MS);
+    countsTimer = setTimeout(fetchCounts, COUNTS_DEBOUNCE_MS);
   };
 
   const matches = (c: InboxConversation) =>
@@ -168,7 +172,8 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
   const load = async () => {
     const seq = ++loadSeq;
     paging = false;
-    loadCounts();
+    clearTimeout(countsTimer);
+    void fetchCounts();
     try {
       const page = await get<InboxConversation[]>(`/api/inbox?${pageParams()}`);
       if (!alive || seq !== loadSeq) return;
