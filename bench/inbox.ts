@@ -65,10 +65,10 @@ try {
   console.log(report("search message text (rare)", await measure(RUNS, (i) => listConversations(platform, ownerId, { q: `order ${(i * 7919 * 13) % 1000003}` })), baseline));
   console.log(report("search message text (md5 frag)", await measure(RUNS, (i) => listConversations(platform, ownerId, { q: `${(i * 99991).toString(16).slice(0, 5)}` })), baseline));
   const plan = await db.query<{ "QUERY PLAN": string }>(
-    `explain select id from conversations where owner_id = $1 order by last_message_at desc, id desc limit 100`, [ownerId]);
+    `explain select id from conversations where bot_id = $1 order by last_message_at desc, id desc limit 100`, [botId]);
   console.log("list plan:", plan.map((r) => r["QUERY PLAN"]).join(" | "));
   const searchPlan = await db.query<{ "QUERY PLAN": string }>(
-    `explain select conversation_id from messages where owner_id = $1 and text ilike '%order 4242%'`, [ownerId]);
+    `explain select conversation_id from messages where bot_id = $1 and text ilike '%order 4242%'`, [botId]);
   console.log("search plan:", searchPlan.map((r) => r["QUERY PLAN"]).join(" | "));
   await platform.close();
   await db.close();

@@ -23,9 +23,10 @@ create table conversation_reads (
 );
 create index conversation_reads_conversation_idx on conversation_reads (conversation_id);
 
--- Status tabs and their counts list a bot's conversations of one status, newest first.
+-- The inbox now lists per bot the user is a member of (db/inbox_list.ts), never per owner:
+-- the owner indexes give way to one per (bot, status), so a message still updates as many.
+drop index conversations_owner_activity;
+drop index conversations_owner_status_activity;
 create index conversations_bot_status_activity on conversations (bot_id, status, last_message_at desc, id desc);
--- Unread counts read a conversation's incoming messages above a marker.
-create index messages_conversation_in_order on messages (conversation_id, message_id) where direction = 'in' and deleted_at is null;
 -- The contact panel lists a contact's other conversations.
 create index conversations_contact_idx on conversations (contact_id, last_message_at desc) where contact_id is not null;

@@ -33,16 +33,22 @@ export async function setAssignee(db: Queryable, conversationId: string, botId: 
   );
 }
 
+/**
+ * Joins `f.read_from` to conversation c: where this user's unread messages start, their read
+ * marker but never below where they joined the bot (bot_members.read_floor). $1 is the user.
+ */
+const READ_FROM = `cross join lateral (select greatest(
+  coalesce((select r.last_read_message_id from conversation_reads r where r.conversation_id = c.id and r.user_id = $1), 0),
+  coalesce((select bm.read_floor from bot_members bm where bm.bot_id = c.bot_id and bm.user_id = $1), 0)) as read_from) f`;
+
 /** Incoming, visible messages above the user's marker, per conversation (absent = 0). */
 export async function unreadCounts(db: Queryable, userId: string, conversationIds: string[]): Promise<Map<string, number>> {
   if (conversationIds.length === 0) return new Map();
   const rows = await db.query<{ conversation_id: string; n: number | string }>(
     `select c.id as conversation_id,
        (select count(*) from messages m
-         where m.conversation_id = c.id and m.direction = 'in' and m.deleted_at is null
-           and m.message_id > coalesce(r.last_read_message_id, 0)) as n
-     from unnest($2::uuid[]) as c(id)
-     left join conversation_reads r on r.conversation_id = c.id and r.user_id = $1`,
+         where m.conversation_id = c.id and m.direction = 'in' and m.deleted_at is null and m.message_id > f.read_from) as n
+     from conversations c ${READ_FROM} where c.id = any($2::uuid[])`,
     [userId, conversationIds],
   );
   return new Map(rows.map((r) => [r.conversation_id, Number(r.n)]));
@@ -66,9 +72,12 @@ export async function markRead(db: Queryable, userId: string, conversationId: st
 
 export type AssigneeFilter = "me" | "unassigned" | "all";
 
-/** SQL for "the conversation matches the assignee filter"; $1 is the user. */
+/**
+ * SQL for "the conversation matches the assignee filter"; $1 is the user. "me" is an IN over
+ * the user's (few) assignments, so the planner can start from them instead of probing every row.
+ */
 export function assigneeClause(filter: AssigneeFilter): string {
-  if (filter === "me") return `exists (select 1 from conversation_assignees a where a.conversation_id = c.id and a.user_id = $1)`;
+  if (filter === "me") return `c.id in (select a.conversation_id from conversation_assignees a where a.user_id = $1)`;
   if (filter === "unassigned") return `not exists (select 1 from conversation_assignees a where a.conversation_id = c.id)`;
   return "true";
 }
@@ -87,10 +96,8 @@ export async function statusCounts(
     `select c.status, count(*) as total,
        count(*) filter (where exists (
          select 1 from messages m
-         where m.conversation_id = c.id and m.direction = 'in' and m.deleted_at is null
-           and m.message_id > coalesce((select r.last_read_message_id from conversation_reads r
-                                         where r.conversation_id = c.id and r.user_id = $1), 0))) as unread
-     from conversations c
+         where m.conversation_id = c.id and m.direction = 'in' and m.deleted_at is null and m.message_id > f.read_from)) as unread
+     from conversations c ${READ_FROM}
      where c.bot_id in (select bot_id from bot_members where user_id = $1)
        and ($2::uuid is null or c.bot_id = $2::uuid)
        and ${assigneeClause(assignee)}

@@ -18,9 +18,12 @@ export type DbMemberBot = DbBot & { role: MemberRole };
 const BOT_COLUMNS = `b.id, b.owner_id, b.number, b.name, b.username, b.description, b.webhook_url, b.token_hash,
   b.token_encrypted, b.widget_key, b.integration_key, b.created_at, b.updated_at`;
 
+/** Messages the bot had before the member joined are not unread for them (read_floor). */
 export async function insertMember(db: Queryable, botId: string, userId: string, role: MemberRole): Promise<boolean> {
   const rows = await db.query(
-    `insert into bot_members (bot_id, user_id, role) values ($1, $2, $3) on conflict do nothing returning 1`,
+    `insert into bot_members (bot_id, user_id, role, read_floor)
+     select $1, $2, $3, b.last_message_id from bots b where b.id = $1
+     on conflict do nothing returning 1`,
     [botId, userId, role],
   );
   return rows.length > 0;

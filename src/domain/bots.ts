@@ -40,7 +40,9 @@ export async function renameBot(
   deps: BotDeps, userId: string, botId: string, patch: { name?: string; description?: string },
 ): Promise<DbBot & { role: MemberRole }> {
   const bot = await requireMember(deps.db, userId, botId, "owner");
-  const row = await updateBotProfile(deps.db, bot.id, patch.name?.trim() || null, patch.description ?? null);
+  const name = patch.name?.trim();
+  if (name === "") throw badRequest("name: must not be blank");
+  const row = await updateBotProfile(deps.db, bot.id, name ?? null, patch.description ?? null);
   if (!row) throw notFound("bot");
   const members = await listMembers(deps.db, bot.id);
   await announceBotsChanged(deps.bus, members.map((m) => m.user_id).filter((id) => id !== userId), bot.id).catch(() => undefined);

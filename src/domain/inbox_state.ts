@@ -49,7 +49,9 @@ export async function markConversationRead(
   deps: { db: Db; bus: EventBus }, userId: string, conversationId: string, messageId: number | undefined,
 ): Promise<{ conversation_id: string; unread_count: number }> {
   const row = await requireMemberConversation(deps.db, userId, conversationId);
-  await markRead(deps.db, userId, row.id, messageId ?? (await newestMessageId(deps.db, row.id)));
+  // Never past the newest message: a marker ahead of it would hide messages not yet written.
+  const newest = await newestMessageId(deps.db, row.id);
+  await markRead(deps.db, userId, row.id, Math.min(messageId ?? newest, newest));
   const unread = (await unreadCounts(deps.db, userId, [row.id])).get(row.id) ?? 0;
   const event: UserEvent = { kind: "conversation_read", user_id: userId, bot_id: row.bot_id, conversation_id: row.id, unread_count: unread };
   await deps.bus.publish(userEventsSubject(userId), event);

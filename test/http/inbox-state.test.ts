@@ -114,6 +114,25 @@ describe("read state", () => {
     await visitor(bot, chat, "four");
     expect(await unreadOf(owner, first.conversation_id)).toBe(1);
     expect(await unreadOf(operator, first.conversation_id)).toBe(4);
+    // A marker asked for beyond the newest message stops at it: what comes next is still unread.
+    await client.post(`/api/inbox/${first.conversation_id}/read`, { message_id: 999_999_999 }, operator.token);
+    await visitor(bot, chat, "later");
+    expect(await unreadOf(operator, first.conversation_id)).toBe(1);
+  });
+
+  test("a member who joins later does not inherit the history as unread", async () => {
+    const owner = await registerUser(client);
+    const late = await registerUser(client);
+    const bot = await createTestBot(client, owner, "Late bot");
+    const chat = `late-${crypto.randomUUID()}`;
+    const { conversation_id } = await visitor(bot, chat, "before you came");
+    const invite = await client.post(`/api/bots/${bot.id}/invites`, { email: late.email }, owner.token);
+    await client.post("/api/invites/accept", { code: invite.body.result.code }, late.token);
+    expect(await unreadOf(late, conversation_id)).toBe(0);
+    expect(await unreadOf(owner, conversation_id)).toBe(1);
+    await visitor(bot, chat, "after you came");
+    expect(await unreadOf(late, conversation_id)).toBe(1);
+    expect((await client.get("/api/inbox/counts", late.token)).body.result.unread.all).toBe(1);
   });
 
   test("counts per status tab, with unread conversations, for one bot or all, by assignee", async () => {

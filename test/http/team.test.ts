@@ -150,6 +150,7 @@ describe("rename and delete", () => {
     expect(renamed.body.result).toMatchObject({ name: "Shop support", username: bot.username, token: bot.token });
     expect((await client.get(`/api/bots/${bot.id}`, operator.token)).body.result.name).toBe("Shop support");
     expect((await client.patch(`/api/bots/${bot.id}`, { name: "" }, owner.token)).status).toBe(400);
+    expect((await client.patch(`/api/bots/${bot.id}`, { name: "   " }, owner.token)).status).toBe(400);
   });
 
   test("deleting removes the bot and its data: token, conversations, members and pending updates", async () => {

@@ -5,6 +5,7 @@ import { createTestBot, registerUser, testClient, type Client, type TestBot, typ
 import { browserKeys, decryptPush, type BrowserKeys } from "./webpush.ts";
 
 interface Received {
+  path: string;
   headers: Headers;
   body: Uint8Array<ArrayBuffer>;
 }
@@ -25,7 +26,7 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
-      received.push({ headers: req.headers, body: new Uint8Array(await req.arrayBuffer()) });
+      received.push({ path: new URL(req.url).pathname, headers: req.headers, body: new Uint8Array(await req.arrayBuffer()) });
       return new Response(null, { status: answer });
     },
   });
@@ -48,11 +49,11 @@ async function waitFor<T>(check: () => T | undefined, ms = 10_000): Promise<T> {
   }
 }
 
-async function subscribe(path: string): Promise<BrowserKeys> {
+async function subscribe(path: string, who: TestUser = user): Promise<BrowserKeys> {
   const keys = await browserKeys();
   const res = await client.post("/api/push/subscriptions", {
     endpoint: `http://127.0.0.1:${pushService.port}${path}`, keys: { p256dh: keys.p256dh, auth: keys.auth },
-  }, user.token);
+  }, who.token);
   expect(res.status).toBe(201);
   return keys;
 }
@@ -113,5 +114,23 @@ describe("operator push notifications", () => {
     const other = await registerUser(client);
     const del = await client.request("DELETE", "/api/push/subscriptions", { body: { endpoint: "https://push.example/none" }, token: other.token });
     expect(del.status).toBe(404);
+  });
+
+  test("every member of the bot is notified on their own subscriptions; nobody else", async () => {
+    const operator = await registerUser(client);
+    const stranger = await registerUser(client);
+    const invite = await client.post(`/api/bots/${bot.id}/invites`, { email: operator.email }, user.token);
+    await client.post("/api/invites/accept", { code: invite.body.result.code }, operator.token);
+    await subscribe("/owner-3");
+    await subscribe("/operator-3", operator);
+    await subscribe("/stranger-3", stranger);
+    received.length = 0;
+    await client.post("/api/messages", { bot_id: bot.id, chat_id: "push-3", text: "for the team" });
+    const paths = () => received.map((r) => r.path);
+    await waitFor(() => (paths().includes("/owner-3") && paths().includes("/operator-3") ? true : undefined));
+    // A second message's pushes arriving means the first one's are all out.
+    await client.post("/api/messages", { bot_id: bot.id, chat_id: "push-3", text: "again" });
+    await waitFor(() => (paths().filter((p) => p === "/operator-3").length >= 2 ? true : undefined));
+    expect(paths()).not.toContain("/stranger-3");
   });
 });

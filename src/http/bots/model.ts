@@ -65,7 +65,7 @@ export const Member = t.Object(
     role: MemberRole,
     joined_at: t.String({ format: "date-time" }),
   },
-  { title: "Member" },
+  { title: "Member", examples: [{ user_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", email: "operator@example.com", role: "operator", joined_at: "2026-11-23T18:00:00.000Z" }] },
 );
 export type Member = typeof Member.static;
 
@@ -90,7 +90,7 @@ export const Invite = t.Object(
     created_at: t.String({ format: "date-time" }),
     expires_at: t.String({ format: "date-time" }),
   },
-  { title: "Invite" },
+  { title: "Invite", examples: [{ id: "0f8fad5b-d9cb-469f-a165-70867728950e", email: "operator@example.com", role: "operator", created_at: "2026-11-23T18:00:00.000Z", expires_at: "2026-11-30T18:00:00.000Z" }] },
 );
 export type Invite = typeof Invite.static;
 
@@ -102,7 +102,13 @@ export const CreatedInvite = t.Composite(
       invite_url: t.String({ description: "`${PUBLIC_URL}/#invite=<code>`" }),
     }),
   ],
-  { title: "CreatedInvite" },
+  {
+    title: "CreatedInvite",
+    examples: [{
+      id: "0f8fad5b-d9cb-469f-a165-70867728950e", email: "operator@example.com", role: "operator", created_at: "2026-11-23T18:00:00.000Z", expires_at: "2026-11-30T18:00:00.000Z",
+      code: "Jt4f0Qy2rB7m9KcXwVn3LpZs", invite_url: "https://inbox.example.com/#invite=Jt4f0Qy2rB7m9KcXwVn3LpZs",
+    }],
+  },
 );
 
 export const InviteParams = t.Object({
@@ -117,7 +123,7 @@ export const AcceptInviteRequest = t.Object(
 
 export const AcceptedInvite = t.Object(
   { bot_id: t.String({ format: "uuid" }), bot_name: t.String(), role: MemberRole },
-  { title: "AcceptedInvite" },
+  { title: "AcceptedInvite", examples: [{ bot_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", bot_name: "Support bot", role: "operator" }] },
 );
 
 /** Why: short enough to type after "/", long enough to be descriptive. */
@@ -129,7 +135,7 @@ export const CannedReply = t.Object(
     shortcut: t.String({ examples: ["hours"] }),
     text: t.String({ examples: ["We answer every day from 9:00 to 18:00."] }),
   },
-  { title: "CannedReply" },
+  { title: "CannedReply", examples: [{ id: "0f8fad5b-d9cb-469f-a165-70867728950e", shortcut: "hours", text: "We answer every day from 9:00 to 18:00." }] },
 );
 export type CannedReply = typeof CannedReply.static;
 
