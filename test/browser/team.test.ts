@@ -183,11 +183,14 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
     await operatorPage.getByLabel("Assigned to").selectOption("me");
     await row.waitFor({ timeout: UI_WAIT_MS });
     await operatorPage.getByLabel("Assigned to").selectOption("unassigned");
-    await operatorPage.getByText("No conversations match.").waitFor({ timeout: UI_WAIT_MS });
+    await row.waitFor({ state: "detached", timeout: UI_WAIT_MS });
+    await expect(operatorPage.locator(".conv .assignee").count()).resolves.toBe(0);
     await ownerPage.getByLabel("Assigned to").selectOption("me");
     await ownerPage.getByText("No conversations match.").waitFor({ timeout: UI_WAIT_MS });
     await operatorPage.getByLabel("Assigned to").selectOption("me");
     await row.click();
+    // The contact panel names the page the visitor wrote from.
+    await operatorPage.getByRole("complementary", { name: "Details" }).getByRole("link", { name: "Acme Shop" }).waitFor({ timeout: UI_WAIT_MS });
     // The detail shows the assignee too.
     await operatorPage.locator("#conv-assignee option:checked", { hasText: email }).waitFor({ state: "attached", timeout: UI_WAIT_MS });
 
