@@ -47,8 +47,8 @@ export interface OperatorTypingEvent {
 export type UserEvent =
   /** The user read a conversation (in another tab or device): its unread count now. */
   | { kind: "conversation_read"; user_id: string; bot_id: string; conversation_id: string; unread_count: number }
-  /** The user joined or left a bot, or it was renamed or deleted: reload the bot list. */
-  | { kind: "bots_changed"; user_id: string; bot_id: string };
+  /** The user joined or left a bot, or it was renamed or deleted: reload the bot list (bot_id absent: found by a periodic re-check). */
+  | { kind: "bots_changed"; user_id: string; bot_id?: string };
 
 /** An update whose outbox row is committed; the dispatcher publishes it from there. */
 export interface CommittedUpdate {

@@ -1,7 +1,7 @@
 // Per-user inbox state: assignment, read markers, status counts and the operator's typing
 // notice. Small use cases beside the conversation write path, which they never enter.
 import { badRequest } from "../core/errors.ts";
-import type { OperatorTypingEvent, PlatformEvent, UserEvent } from "../core/events.ts";
+import type { Effects, OperatorTypingEvent, UserEvent } from "../core/events.ts";
 import { STATUSES, type Status } from "../core/records.ts";
 import { eventSubject, userEventsSubject } from "../core/subjects.ts";
 import type { EventBus } from "../bus/bus.ts";
@@ -14,7 +14,7 @@ import {
 import { assigneesOf, withRelations } from "./inbox_view.ts";
 import { requireMember, requireMemberConversation } from "./members.ts";
 
-type StateDeps = { db: Db; dispatch(effects: { events: PlatformEvent[]; updates: [] }): Promise<void> };
+type StateDeps = { db: Db; dispatch(effects: Effects): Promise<void> };
 
 /** The assignee must be a member of the conversation's bot (400 otherwise: the id is the caller's mistake). */
 export async function checkAssignable(db: Db, conversation: DbConversation, assigneeId: string | null): Promise<void> {
@@ -25,8 +25,8 @@ export async function checkAssignable(db: Db, conversation: DbConversation, assi
 
 /**
  * Assigns the conversation (null: unassigns) and tells live views with a
- * conversation_updated whose snapshot carries `assignee`. Taking a conversation over
- * (issue 14's handoff) assigns it to the operator through this function.
+ * conversation_updated whose snapshot carries `assignee`. Taking a conversation over (issue
+ * 14's handoff) is meant to assign it to the operator through this function.
  */
 export async function assign(deps: StateDeps, conversation: DbConversation, assigneeId: string | null): Promise<DbConversation> {
   await checkAssignable(deps.db, conversation, assigneeId);

@@ -1,8 +1,7 @@
 // Teams: who may see and work a bot. Every user-token endpoint that names a bot or one of its
 // conversations asks here (requireMember, requireMemberConversation) and nowhere else, so a
 // non-member always meets the same 404 and an operator the same 403 on owner-only things.
-import { createHash } from "node:crypto";
-import { AppError, badRequest, forbidden, notFound } from "../core/errors.ts";
+import { badRequest, conflict, forbidden, notFound } from "../core/errors.ts";
 import { userEventsSubject } from "../core/subjects.ts";
 import type { UserEvent } from "../core/events.ts";
 import type { EventBus } from "../bus/bus.ts";
@@ -13,7 +12,7 @@ import {
   listMembers, listPendingInvites, markInviteAccepted, type DbInvite, type DbMember, type DbMemberBot, type MemberRole,
 } from "../db/members.ts";
 import { findUserById } from "../db/users.ts";
-import { randomKey } from "../secrets.ts";
+import { hashToken, randomKey } from "../secrets.ts";
 
 export type { MemberRole };
 
@@ -27,8 +26,6 @@ export const MAX_PENDING_INVITES_PER_BOT = 50;
 const INVITE_CODE_BYTES = 18;
 
 export const OWNER_ONLY = "only the bot's owner can do this";
-
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /**
  * The bot if `userId` is a member (with their role); a non-member gets 404 exactly like an
@@ -63,6 +60,19 @@ export async function membersOf(db: Queryable, userId: string, botId: string): P
   return listMembers(db, bot.id);
 }
 
+/**
+ * Who a conversation of the bot can be assigned to, for any member (an operator hands a chat
+ * to a colleague); team administration (join dates, removal, invites) stays the owner's.
+ */
+export async function assigneesOfBot(db: Queryable, userId: string, botId: string): Promise<Pick<DbMember, "user_id" | "email" | "role">[]> {
+  const bot = await requireMember(db, userId, botId);
+  const members = await listMembers(db, bot.id);
+  const byEmail = (a: DbMember, b: DbMember) => a.email.toLowerCase().localeCompare(b.email.toLowerCase());
+  return members
+    .sort((a, b) => Number(b.role === "owner") - Number(a.role === "owner") || byEmail(a, b))
+    .map(({ user_id, email, role }) => ({ user_id, email, role }));
+}
+
 export async function removeMember(deps: TeamDeps, userId: string, botId: string, memberId: string): Promise<true> {
   const bot = await requireMember(deps.db, userId, botId, "owner");
   const member = await findMember(deps.db, bot.id, memberId);
@@ -82,13 +92,13 @@ export async function createInvite(db: Queryable, userId: string, botId: string,
   const bot = await requireMember(db, userId, botId, "owner");
   const address = email.trim();
   const existing = (await listMembers(db, bot.id)).find((m) => m.email.toLowerCase() === address.toLowerCase());
-  if (existing) throw new AppError("conflict", "this user is already a member of the bot");
+  if (existing) throw conflict("this user is already a member of the bot");
   if ((await listPendingInvites(db, bot.id)).length >= MAX_PENDING_INVITES_PER_BOT) {
     throw badRequest(`a bot may have at most ${MAX_PENDING_INVITES_PER_BOT} pending invites`);
   }
   const code = randomKey(INVITE_CODE_BYTES);
   const invite = await insertInvite(db, {
-    botId: bot.id, email: address, role: "operator", codeHash: sha256(code), invitedBy: userId, expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+    botId: bot.id, email: address, role: "operator", codeHash: hashToken(code), invitedBy: userId, expiresAt: new Date(Date.now() + INVITE_TTL_MS),
   });
   return { ...invite, code };
 }
@@ -111,7 +121,7 @@ export async function acceptInvite(
   const user = await findUserById(deps.db, userId);
   if (!user) throw notFound("invite");
   const joined = await deps.db.transaction(async (tx) => {
-    const invite = await findPendingInviteForUpdate(tx, sha256(code.trim()));
+    const invite = await findPendingInviteForUpdate(tx, hashToken(code.trim()));
     if (!invite) throw notFound("invite");
     if (invite.email.toLowerCase() !== user.email.toLowerCase()) throw forbidden("this invite was sent to another e-mail address");
     if ((await countMembers(tx, invite.bot_id)) >= MAX_MEMBERS_PER_BOT) throw badRequest(`a bot may have at most ${MAX_MEMBERS_PER_BOT} members`);

@@ -192,6 +192,15 @@ describe("membership and the live stream", () => {
     await ownerStream.next((f) => f.event === "message_created" && f.data.message.text === "marker");
     expect(s.frames.some((f) => f.event === "message_created" && ["after removal", "marker"].includes(f.data.message.text))).toBe(false);
   });
+
+  test("a bot created while the owner's stream is open is followed at once", async () => {
+    const owner = await registerUser(client);
+    const s = await inboxStream(owner);
+    const bot = await createTestBot(client, owner, "Fresh bot");
+    expect((await s.next((f) => f.event === "bots_changed")).data.bot_id).toBe(bot.id);
+    await visitor(bot, `fresh-${crypto.randomUUID()}`, "first words");
+    await s.next((f) => f.event === "message_created" && f.data.message.text === "first words");
+  });
 });
 
 describe("operator typing", () => {

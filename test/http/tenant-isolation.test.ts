@@ -12,6 +12,7 @@ const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 /** Operations an operator may use on a bot they belong to; every other one naming the bot is the owner's. */
 const OPERATOR_MAY = new Set([
   "get /api/bots/{id}",
+  "get /api/bots/{id}/assignees",
   "get /api/bots/{id}/canned-replies",
   "post /api/bots/{id}/canned-replies",
   "delete /api/bots/{id}/canned-replies/{reply_id}",

@@ -69,6 +69,11 @@ export const Member = t.Object(
 );
 export type Member = typeof Member.static;
 
+export const AssignableMember = t.Object(
+  { user_id: t.String({ format: "uuid" }), email: t.String(), role: MemberRole },
+  { title: "AssignableMember", examples: [{ user_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", email: "operator@example.com", role: "operator" }] },
+);
+
 export const MemberParams = t.Object({
   id: t.String({ format: "uuid", description: "Bot UUID" }),
   user_id: t.String({ format: "uuid", description: "The member's user id" }),

@@ -5,7 +5,7 @@ import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { Bot, BotCreateRequest, BotIdParams, BotPatchRequest } from "./model.ts";
 import { createBot, listBots, rotateToken, toBot } from "./service.ts";
-import { requireMember } from "../../domain/members.ts";
+import { announceBotsChanged, requireMember } from "../../domain/members.ts";
 import { removeBot, renameBot } from "../../domain/bots.ts";
 
 export const botRoutes = (platform: Platform) =>
@@ -23,6 +23,8 @@ export const botRoutes = (platform: Platform) =>
       "",
       async ({ user, body, set }) => {
         const bot = await createBot(platform.db, platform.secretBox, user.id, body, platform.config);
+        // The creator's open inbox streams start following the new bot.
+        await announceBotsChanged(platform.bus, [user.id], bot.id).catch(() => undefined);
         set.status = 201;
         return ok(bot);
       },

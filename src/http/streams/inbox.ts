@@ -41,6 +41,9 @@ export const REPLAY_MAX_MESSAGES = 2000;
 /** A cursor is a millisecond timestamp: 13 digits until the year 2286. */
 const MAX_CURSOR_LENGTH = 16;
 
+/** Why: bounds how long a removed member's stream may follow the bot if its bots_changed notice was lost. */
+export const MEMBERSHIP_RECHECK_MS = 60_000;
+
 /** An operator has the cabinet open in a few tabs and devices; more is a leak or abuse. */
 export const MAX_INBOX_STREAMS_PER_USER = 20;
 const INBOX_STREAMS = new OpenStreams(MAX_INBOX_STREAMS_PER_USER, "user");
@@ -81,8 +84,8 @@ class OwnerSubscriptions {
     private readonly onEvent: (event: PlatformEvent) => void,
   ) {}
 
-  /** Re-reads the memberships; subscribes to new owners before leaving gone ones. */
-  async refresh(): Promise<void> {
+  /** Re-reads the memberships; subscribes to new owners before leaving gone ones. True when the bots changed. */
+  async refresh(): Promise<boolean> {
     const rows = await listMembershipOwners(this.platform.db, this.userId);
     const owners = new Set(rows.map((r) => r.owner_id));
     const joining: Promise<unknown>[] = [];
@@ -101,12 +104,15 @@ class OwnerSubscriptions {
       joining.push(subscribed);
     }
     await Promise.all(joining);
+    const before = this.bots;
     this.bots = new Set(rows.map((r) => r.bot_id));
+    const changed = before.size !== this.bots.size || [...this.bots].some((bot) => !before.has(bot));
     for (const [owner, subscribed] of this.byOwner) {
       if (owners.has(owner)) continue;
       this.byOwner.delete(owner);
       void subscribed.then((leave) => leave(), () => undefined);
     }
+    return changed;
   }
 
   close(): void {
@@ -134,28 +140,35 @@ async function followInbox(platform: Platform, userId: string, resumeFrom: numbe
   };
   const owners = new OwnerSubscriptions(platform, userId, (event) => whenLive(() => forward(event)));
 
-  // Membership changes are applied one after another, each before its notice goes out.
-  let refreshing: Promise<void> = Promise.resolve();
+  // Membership re-reads run one after another; a change is applied before its notice goes out.
+  let refreshing: Promise<unknown> = Promise.resolve();
+  const reread = (notice?: UserEvent) => {
+    refreshing = refreshing
+      .then(() => owners.refresh())
+      .then((changed) => {
+        const event = notice ?? (changed ? { kind: "bots_changed" as const, user_id: userId } : undefined);
+        if (event) whenLive(() => sink.send({ event: event.kind, data: event }));
+      })
+      .catch((err) => {
+        platform.logger.warn({ err, user_id: userId }, "inbox stream could not re-read memberships");
+        sink.close();
+      });
+  };
   const onUserEvent = (data: unknown) => {
     const event = data as UserEvent;
     if (event.user_id !== userId) return;
-    if (event.kind === "bots_changed") {
-      refreshing = refreshing
-        .then(() => owners.refresh())
-        .then(() => whenLive(() => sink.send({ event: event.kind, data: event })))
-        .catch((err) => {
-          platform.logger.warn({ err, user_id: userId }, "inbox stream could not re-read memberships");
-          sink.close();
-        });
-      return;
-    }
-    whenLive(() => sink.send({ event: event.kind, data: event }));
+    if (event.kind === "bots_changed") reread(event);
+    else whenLive(() => sink.send({ event: event.kind, data: event }));
   };
 
   // Subscribe first and hold live events until the replay is out, so none falls in between.
   const leaveUser = await subscribeShared(platform.bus, userEventsSubject(userId), onUserEvent, (subject, err) =>
     platform.logger.warn({ err, subject }, "inbox stream event handler failed"));
+  // The bus is at most once: a lost bots_changed must not leave a removed member's stream
+  // following the bot, so the memberships are also re-read now and then.
+  const recheck = setInterval(() => reread(), MEMBERSHIP_RECHECK_MS);
   const unsubscribe = () => {
+    clearInterval(recheck);
     leaveUser();
     owners.close();
   };

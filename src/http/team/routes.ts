@@ -6,10 +6,10 @@ import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
-  AcceptedInvite, AcceptInviteRequest, BotIdParams, CannedReply, CannedReplyParams, CannedReplyRequest, CreatedInvite, Invite,
+  AcceptedInvite, AcceptInviteRequest, AssignableMember, BotIdParams, CannedReply, CannedReplyParams, CannedReplyRequest, CreatedInvite, Invite,
   InviteParams, InviteRequest, Member, MemberParams,
 } from "../bots/model.ts";
-import { acceptInvite, createInvite, membersOf, pendingInvites, removeMember, revokeInvite } from "../../domain/members.ts";
+import { acceptInvite, assigneesOfBot, createInvite, membersOf, pendingInvites, removeMember, revokeInvite } from "../../domain/members.ts";
 import { addCannedReply, cannedReplies, removeCannedReply } from "../../domain/bots.ts";
 import type { DbCannedReply } from "../../db/canned.ts";
 import type { DbInvite, DbMember } from "../../db/members.ts";
@@ -30,6 +30,15 @@ const memberRoutes = (platform: Platform) =>
       params: BotIdParams,
       response: { 200: Ok(t.Array(Member)), ...errors(400, 401, 403, 404) },
       detail: { summary: "The bot's members (owner first)", description: OWNER_ONLY },
+    })
+    .get("/:id/assignees", async ({ user, params }) => ok(await assigneesOfBot(platform.db, user.id, params.id)), {
+      user: true,
+      params: BotIdParams,
+      response: { 200: Ok(t.Array(AssignableMember)), ...errors(400, 401, 404) },
+      detail: {
+        summary: "Who conversations of the bot can be assigned to",
+        description: "Any member (owner first, then by e-mail): the assignee picker. Managing members stays the owner's.",
+      },
     })
     .delete("/:id/members/:user_id", async ({ user, params }) => ok(await removeMember(platform, user.id, params.id, params.user_id)), {
       user: true,
