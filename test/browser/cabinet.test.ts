@@ -170,7 +170,8 @@ describe.skipIf(skipBrowser)("cabinet in a real browser", () => {
     await page.getByRole("alert").filter({ hasText: /./ }).waitFor({ timeout: UI_WAIT_MS });
     await page.getByLabel("Password").fill("secret456");
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Inbox" }).waitFor({ timeout: UI_WAIT_MS });
+    // exact: the login page's own heading, "Log in to your inbox", also contains the word.
+    await page.getByRole("heading", { name: "Inbox", exact: true }).waitFor({ timeout: UI_WAIT_MS });
     token = (await page.evaluate(() => localStorage.getItem("botinbox:token")))!;
     expect(blocked).toEqual([]);
     expect(failures).toEqual([]);

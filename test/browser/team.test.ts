@@ -193,6 +193,8 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
     await operatorPage.getByRole("complementary", { name: "Details" }).getByRole("link", { name: "Acme Shop" }).waitFor({ timeout: UI_WAIT_MS });
     // The detail shows the assignee too.
     await operatorPage.locator("#conv-assignee option:checked", { hasText: email }).waitFor({ state: "attached", timeout: UI_WAIT_MS });
+    // An operator may hand it to any member, the owner included.
+    await operatorPage.locator("#conv-assignee option", { hasText: owner.email }).waitFor({ state: "attached", timeout: UI_WAIT_MS });
 
     // `/` offers the canned reply; Enter inserts it (without sending); typing reaches the widget.
     const reply = operatorPage.getByRole("textbox", { name: "Reply" });

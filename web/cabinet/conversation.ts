@@ -2,7 +2,7 @@
 // indicator), status and assignee, and the side panel with the contact and the note.
 import {
   contactName, currentUser, get, patch, post, STATUSES,
-  type Assignee, type Bot, type ConversationDetail, type InboxConversation, type Member, type Message, type Status,
+  type Assignee, type Bot, type ConversationDetail, type InboxConversation, type Message, type Status,
 } from "./api.ts";
 import { cannedPicker } from "./canned.ts";
 import { h, replace, toast } from "./dom.ts";
@@ -29,6 +29,7 @@ const TYPING_PING_MS = 3_000;
 /** Messages arriving together are marked read once. */
 const READ_DEBOUNCE_MS = 400;
 const UNASSIGNED = "";
+type Assignable = { user_id: string; email: string };
 /** How long another member's "typing" notice stays up without a new ping (the widget's too). */
 const OTHER_TYPING_MS = 5_000;
 
@@ -81,12 +82,12 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
     if ("assignee" in c) showAssignee(c.assignee);
   };
 
-  /** Members to assign to: the owner sees them all; an operator can take it or leave it. */
+  /** Who the conversation can go to: every member of the bot (any member may ask). */
   const loadMembers = async (bot: string) => {
     const me = await currentUser().catch(() => undefined);
-    let members: { user_id: string; email: string }[] = [];
+    let members: Assignable[] = [];
     try {
-      members = await get<Member[]>(`/api/bots/${bot}/members`);
+      members = await get<Assignable[]>(`/api/bots/${bot}/assignees`);
     } catch {
       if (me) members = [{ user_id: me.id, email: me.email }];
     }
