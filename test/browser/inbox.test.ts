@@ -12,7 +12,10 @@ import { apiCall, launch, localContext, screenshot, skipBrowser, SLOW_MS, startP
 setDefaultTimeout(SLOW_MS);
 
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1366, height: 900 } };
-const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+// Not isMobile: with it, playwright-core under Bun now and then loses track of a response
+// object ("Object with guid response@… was not bound") and drops the browser mid-test. The
+// page sets width=device-width, so the layout is the phone's either way; taps are real.
+const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, hasTouch: true };
 
 describe.skipIf(skipBrowser)("a big inbox in a real browser", () => {
   let server: RunningServer;
