@@ -73,6 +73,12 @@ describe.skipIf(skipBrowser)("a team in a real browser", () => {
     await ownerPage.getByRole("list", { name: "Pending invites" }).getByText(operatorEmail).waitFor({ timeout: UI_WAIT_MS });
     await ownerPage.locator(".invite-created").scrollIntoViewIfNeeded();
     await screenshot(ownerPage, "team-invite-created");
+    // The same page on a phone: nothing sticks out sideways.
+    await ownerPage.setViewportSize({ width: 390, height: 844 });
+    await ownerPage.locator(".invite-created").scrollIntoViewIfNeeded();
+    await expect(ownerPage.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+    await screenshot(ownerPage, "team-invite-created-390");
+    await ownerPage.setViewportSize({ width: 1366, height: 900 });
 
     // The operator opens the link without an account: register, then accept.
     const operatorPage = await newPage(DESKTOP);

@@ -283,6 +283,9 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
       botFilter.append(h("option", { value: b.id }, b.name));
     }
     botFilter.value = bots.has(chosen) ? chosen : "";
+    // The open conversation's bot was deleted, or this user was removed from it.
+    const openBot = openId ? items.get(openId)?.bot_id : undefined;
+    if (openBot && !bots.has(openBot)) location.hash = "#/inbox";
     renderList();
   }, () => {});
   void loadBots();
