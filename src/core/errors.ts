@@ -21,7 +21,9 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorReason =
   | "poll_superseded" // a newer get-updates for the bot took over (409)
   | "webhook_active" // get-updates while a webhook is set (409)
-  | "not_modified"; // an edit that changes nothing (400)
+  | "not_modified" // an edit that changes nothing (400)
+  | "bad_entities" // parse_mode markup or entities that cannot be read (400, Telegram's "can't parse entities")
+  | "query_expired"; // answerCallbackQuery for an unknown or already answered press (400)
 
 export class AppError extends Error {
   constructor(

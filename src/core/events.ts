@@ -12,7 +12,7 @@ export type ConversationEventKind =
   | "message_deleted";
 
 /** Every kind published on events.<owner>.<kind>. */
-export type EventKind = ConversationEventKind | "typing" | "operator_typing";
+export type EventKind = ConversationEventKind | "typing" | "operator_typing" | "callback_answered";
 
 export interface PlatformEvent {
   kind: ConversationEventKind;
@@ -49,6 +49,20 @@ export type UserEvent =
   | { kind: "conversation_read"; user_id: string; bot_id: string; conversation_id: string; unread_count: number }
   /** The user joined or left a bot, or it was renamed or deleted: reload the bot list (bot_id absent: found by a periodic re-check). */
   | { kind: "bots_changed"; user_id: string; bot_id?: string };
+
+/** The bot's answerCallbackQuery: the widget shows its text as a toast or an alert and stops the button's spinner. */
+export interface CallbackAnsweredEvent {
+  kind: "callback_answered";
+  owner_id: string;
+  bot_id: string;
+  chat_id: string;
+  channel: string;
+  callback_query_id: string;
+  text: string;
+  show_alert: boolean;
+  /** Telegram's url answer (opens a game or t.me link there); the widget offers it when it is http(s). */
+  url: string | null;
+}
 
 /** An update whose outbox row is committed; the dispatcher publishes it from there. */
 export interface CommittedUpdate {

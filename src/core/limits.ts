@@ -10,3 +10,12 @@ export const MAX_URL_LENGTH = 2048;
 export const MAX_TEXT_LENGTH = 4096;
 /** Operator notes are free text but bounded to keep the inbox row small. */
 export const MAX_NOTE_LENGTH = 10_000;
+
+/** Telegram allows 100 entities per message; more would only be someone inflating rows. */
+export const MAX_ENTITIES = 100;
+/** Telegram's callback_data limit: 1-64 bytes. */
+export const MAX_CALLBACK_DATA_BYTES = 64;
+/** Telegram's answerCallbackQuery text limit: 0-200 characters. */
+export const MAX_CALLBACK_ANSWER_LENGTH = 200;
+/** Telegram lets a bot answer a button press for a while; after that the visitor has long given up. */
+export const CALLBACK_ANSWER_WINDOW_SECONDS = 15 * 60;

@@ -2,6 +2,11 @@
 // types. http/*/model.ts declares the same shapes as TypeBox schemas for validation and
 // OpenAPI, and checks at compile time that the two stay identical.
 
+import type { MessageEntity } from "./updates.ts";
+
+export const HANDLERS = ["bot", "human"] as const;
+export type HandledBy = (typeof HANDLERS)[number];
+
 export const STATUSES = ["new", "open", "waiting", "closed"] as const;
 export type Status = (typeof STATUSES)[number];
 
@@ -32,6 +37,8 @@ export interface Message {
   direction: "in" | "out";
   sender: "user" | "bot" | "operator";
   text: string;
+  /** Telegram's formatting of `text`; null when it is plain. */
+  entities: MessageEntity[] | null;
   reply_markup: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
   created_at: string;
@@ -50,6 +57,11 @@ export interface Conversation {
   contact: Contact | null;
   last_message: Message | null;
   message_count: number;
+  /** "human" while an operator has taken the conversation over from the bot (handoff). */
+  handled_by: HandledBy;
+  /** The user who took it over; null when the bot handed it over itself, or while the bot handles it. */
+  handed_over_by: string | null;
+  handed_over_at: string | null;
   created_at: string;
   updated_at: string;
   last_message_at: string;

@@ -17,10 +17,18 @@ export interface DbConversation {
   last_message_at: Date;
   created_at: Date;
   updated_at: Date;
+  /** 'human' while an operator (or the bot's own handoff) has taken the conversation over. */
+  handled_by: HandledBy;
+  handed_over_by: string | null;
+  handed_over_at: Date | null;
 }
 
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+export type HandledBy = "bot" | "human";
+
+/** Shared with the stream queries (db/streams.ts), so a new column reaches every reader. */
+export const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
+  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at,
+  c.handled_by, c.handed_over_by, c.handed_over_at`;
 
 export async function findConversationByChat(db: Queryable, botId: string, chatId: string): Promise<DbConversation | undefined> {
   const rows = await db.query<DbConversation>(
@@ -71,6 +79,17 @@ export async function updateConversationMeta(
     `update conversations c set status = coalesce($2, c.status), operator_note = coalesce($3, c.operator_note), updated_at = now()
      where c.id = $1 returning ${CONVERSATION_COLUMNS}`,
     [id, status, operatorNote],
+  );
+  return rows[0]!;
+}
+
+/** Hands the conversation to a human (by a user, or by the bot itself when byUserId is null) or back to the bot. */
+export async function updateHandledBy(db: Queryable, id: string, handledBy: HandledBy, byUserId: string | null): Promise<DbConversation> {
+  const rows = await db.query<DbConversation>(
+    `update conversations c set handled_by = $2, handed_over_by = $3,
+       handed_over_at = case when $2 = 'human' then now() else null end, updated_at = now()
+     where c.id = $1 returning ${CONVERSATION_COLUMNS}`,
+    [id, handledBy, handledBy === "human" ? byUserId : null],
   );
   return rows[0]!;
 }

@@ -1,10 +1,8 @@
 // The inbox list over every bot the user is a member of.
-import type { ConversationStatus, DbConversation } from "./conversations.ts";
+import { CONVERSATION_COLUMNS, type ConversationStatus, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
 import { assigneeClause, type AssigneeFilter } from "./inbox_state.ts";
 
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
 
 export interface MemberInboxFilter {
   userId: string;

@@ -1,5 +1,6 @@
 import type { Queryable } from "./driver.ts";
 import { json } from "./driver.ts";
+import type { MessageEntity } from "../core/updates.ts";
 
 export interface DbMessage {
   id: string;
@@ -11,6 +12,7 @@ export interface DbMessage {
   contact_id: string | null;
   from_id: string | null;
   text: string;
+  entities: MessageEntity[] | null;
   reply_markup: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
   client_message_id: string | null;
@@ -19,8 +21,9 @@ export interface DbMessage {
   deleted_at: Date | null;
 }
 
-const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
-  m.text, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
+/** Shared with the stream queries (db/streams.ts), so a new column reaches every reader. */
+export const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
+  m.text, m.entities, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
 
 export interface NewMessage {
   botId: string;
@@ -32,6 +35,8 @@ export interface NewMessage {
   contactId: string | null;
   fromId: string | null;
   text: string;
+  /** Formatting (Telegram's entities); absent or null: plain text. */
+  entities?: MessageEntity[] | null;
   replyMarkup: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
   clientMessageId: string | null;
@@ -42,12 +47,13 @@ export interface NewMessage {
 export async function insertMessage(db: Queryable, m: NewMessage): Promise<DbMessage | undefined> {
   const rows = await db.query<DbMessage>(
     `insert into messages as m (bot_id, owner_id, conversation_id, message_id, direction, sender, contact_id, from_id,
-                                text, reply_markup, metadata, client_message_id, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13)
+                                text, reply_markup, metadata, client_message_id, created_at, entities)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13, $14::text::jsonb)
      on conflict (bot_id, client_message_id) where client_message_id is not null do nothing
      returning ${MESSAGE_COLUMNS}`,
     [m.botId, m.ownerId, m.conversationId, m.messageId, m.direction, m.sender, m.contactId, m.fromId, m.text,
-      m.replyMarkup === null ? null : json(m.replyMarkup), json(m.metadata), m.clientMessageId, m.createdAt],
+      m.replyMarkup === null ? null : json(m.replyMarkup), json(m.metadata), m.clientMessageId, m.createdAt,
+      m.entities ? json(m.entities) : null],
   );
   return rows[0];
 }
@@ -91,14 +97,18 @@ export async function findMessagesByIds(db: Queryable, ids: string[]): Promise<D
   return db.query<DbMessage>(`select ${MESSAGE_COLUMNS} from messages m where m.id = any($1::uuid[])`, [ids]);
 }
 
-/** A null replyMarkup keeps the current one. */
+/**
+ * A null replyMarkup keeps the current one; `{}` removes it (editMessageReplyMarkup without
+ * a markup). The entities always follow the new text.
+ */
 export async function updateMessageText(
-  db: Queryable, id: string, text: string, replyMarkup: Record<string, unknown> | null,
+  db: Queryable, id: string, text: string, replyMarkup: Record<string, unknown> | null, entities: MessageEntity[] | null = null,
 ): Promise<DbMessage> {
   const rows = await db.query<DbMessage>(
-    `update messages m set text = $2, reply_markup = coalesce($3::text::jsonb, m.reply_markup), edited_at = now()
+    `update messages m set text = $2, reply_markup = nullif(coalesce($3::text::jsonb, m.reply_markup), '{}'::jsonb),
+       entities = $4::text::jsonb, edited_at = now()
      where m.id = $1 returning ${MESSAGE_COLUMNS}`,
-    [id, text, replyMarkup === null ? null : json(replyMarkup)],
+    [id, text, replyMarkup === null ? null : json(replyMarkup), entities ? json(entities) : null],
   );
   return rows[0]!;
 }

@@ -1,15 +1,9 @@
 // Queries behind the live streams' resume: what a reconnecting client missed. The widget
 // stream resumes by per-bot message_id (commit-ordered: ids are taken under the bot row's
 // lock), the inbox stream by database time with a look-back (see src/http/streams/inbox.ts).
-import type { DbConversation } from "./conversations.ts";
+import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
-import type { DbMessage } from "./messages.ts";
-
-const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
-  m.text, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
-
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
+import { MESSAGE_COLUMNS, type DbMessage } from "./messages.ts";
 
 /** Visible messages of a conversation after message_id `after`, oldest first. */
 export async function messagesAfter(db: Queryable, conversationId: string, after: number, limit: number): Promise<DbMessage[]> {

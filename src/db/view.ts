@@ -27,6 +27,7 @@ export const toMessage = (row: DbMessage, conversation: Pick<DbConversation, "ch
   direction: row.direction,
   sender: row.sender,
   text: row.text,
+  entities: row.entities,
   reply_markup: row.reply_markup,
   metadata: row.metadata,
   created_at: row.created_at.toISOString(),
@@ -44,6 +45,9 @@ export const toConversation = (row: DbConversation, contact: DbContact | undefin
   contact: contact ? toContact(contact) : null,
   last_message: lastMessage && !lastMessage.deleted_at ? toMessage(lastMessage, row) : null,
   message_count: row.message_count,
+  handled_by: row.handled_by,
+  handed_over_by: row.handed_over_by,
+  handed_over_at: row.handed_over_at?.toISOString() ?? null,
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
   last_message_at: row.last_message_at.toISOString(),
@@ -66,7 +70,7 @@ export function runtimeMessage(
     },
     text: message.text,
   };
-  const entities = commandEntities(message.text);
+  const entities = message.entities ?? commandEntities(message.text);
   if (entities) out.entities = entities;
   const { form, ...metadata } = message.metadata;
   if (Object.keys(metadata).length) out.metadata = metadata;

@@ -12,7 +12,7 @@ import { LeasedPump } from "./pump.ts";
 import type { Db } from "../db/driver.ts";
 import type { Logger } from "../logger.ts";
 import { UPDATE_RETENTION_MS, type LogUpdate, type UpdateLog } from "../updates/log.ts";
-import { UPDATE_KINDS } from "../core/updates.ts";
+import { messageOfUpdate } from "../core/updates.ts";
 import { MAX_BODY_BYTES } from "../core/limits.ts";
 import { findWebhook, recordWebhookError, removeGoneWebhook, type DbWebhook } from "../db/webhooks.ts";
 import { backoffMs, postJson, type BackoffOptions, type Outcome, type ResponseBody } from "./http.ts";
@@ -63,11 +63,8 @@ type Webhook = DbWebhook & { url: string };
 
 /** The chat an Update belongs to; order is kept per chat. */
 export function chatOf(payload: Record<string, unknown>): string {
-  for (const kind of UPDATE_KINDS) {
-    const chat = (payload[kind] as { chat?: { id?: unknown } } | undefined)?.chat;
-    if (chat?.id !== undefined) return String(chat.id);
-  }
-  return "";
+  const chat = messageOfUpdate(payload)?.chat;
+  return chat?.id !== undefined ? String(chat.id) : "";
 }
 
 const kindOf = (payload: Record<string, unknown>) => Object.keys(payload).find((k) => k !== "update_id") ?? "";

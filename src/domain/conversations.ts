@@ -6,7 +6,9 @@ import { ConversationActor, type Accepted, type IncomingInput } from "../actors/
 import type { ActorSystem } from "../actors/system.ts";
 import type { Effects } from "../core/events.ts";
 import type { DbBot } from "../db/bots.ts";
-import type { ConversationStatus, DbConversation } from "../db/conversations.ts";
+import type { ConversationStatus, DbConversation, HandledBy } from "../db/conversations.ts";
+import type { Formatted } from "../core/formatting/index.ts";
+import type { RuntimeSender } from "../core/updates.ts";
 import type { Db } from "../db/driver.ts";
 import type { DbMessage } from "../db/messages.ts";
 import type { PublishUpTo } from "../outbox/dispatch.ts";
@@ -38,20 +40,21 @@ export async function takeIn(deps: ConversationDeps, chatId: string, input: Inco
 
 /** The bot's message into an existing chat (moves new → open, reaches the channel and live views). */
 export async function sendFromBot(
-  deps: ConversationDeps, bot: BotRef, chatId: string, text: string, replyMarkup: Record<string, unknown> | null,
+  deps: ConversationDeps, bot: BotRef, chatId: string, text: Formatted, replyMarkup: Record<string, unknown> | null,
+  metadata: Record<string, unknown> = {},
 ): Promise<{ message: DbMessage; conversation: DbConversation }> {
   const { message, conversation, effects } = await conversationActor(deps, bot.id, chatId).ask((actor) =>
-    actor.storeOutgoing(bot, "bot", text, replyMarkup, {}, false),
+    actor.storeOutgoing(bot, "bot", text.text, replyMarkup, metadata, false, text.entities),
   );
   await deps.dispatch(effects);
   return { message, conversation };
 }
 
 export async function editFromBot(
-  deps: ConversationDeps, bot: BotRef, conversation: DbConversation, message: DbMessage, text: string, replyMarkup: Record<string, unknown> | null,
+  deps: ConversationDeps, bot: BotRef, conversation: DbConversation, message: DbMessage, text: Formatted, replyMarkup: Record<string, unknown> | null,
 ): Promise<DbMessage> {
   const { message: edited, effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
-    actor.editText(bot, conversation, message, text, replyMarkup),
+    actor.editText(bot, conversation, message, text.text, replyMarkup, text.entities),
   );
   await deps.dispatch(effects);
   return edited;
@@ -60,6 +63,28 @@ export async function editFromBot(
 export async function deleteFromBot(deps: ConversationDeps, bot: BotRef, conversation: DbConversation, message: DbMessage): Promise<void> {
   const { effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) => actor.deleteMessage(bot, conversation, message));
   await deps.dispatch(effects);
+}
+
+/** A visitor's button press: the callback_query id, or null when a human handles the chat (no update). */
+export async function pressButton(
+  deps: ConversationDeps, bot: BotRef, sender: RuntimeSender, conversation: DbConversation, message: DbMessage,
+  button: { data: string; label: string },
+): Promise<string | null> {
+  const { callbackQueryId, effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
+    actor.recordPress(bot, sender, message, { ...button, id: crypto.randomUUID().replaceAll("-", "") }),
+  );
+  await deps.dispatch(effects);
+  return callbackQueryId;
+}
+
+/** Handoff: a human takes the conversation over (byUserId null: the bot handed it over) or gives it back. */
+export async function setHandledBy(deps: ConversationDeps, conversation: DbConversation, handledBy: HandledBy, byUserId: string | null) {
+  const bot = { id: conversation.bot_id, owner_id: conversation.owner_id };
+  const { conversation: after, effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
+    actor.setHandler(bot, conversation.id, handledBy, byUserId),
+  );
+  await deps.dispatch(effects);
+  return after;
 }
 
 /** The operator's reply: reported to the bot as an operator_message update, and to a callback channel. */

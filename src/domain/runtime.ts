@@ -13,6 +13,10 @@ import { runtimeMessage } from "../db/view.ts";
 import type { LogUpdate } from "../updates/log.ts";
 import type { ActorSystem } from "../actors/system.ts";
 import { deleteFromBot, editFromBot, sendFromBot, type ConversationDeps } from "./conversations.ts";
+import { formatText, type FormattedInput } from "../core/formatting/index.ts";
+import { checkReplyMarkup, MAX_REPLY_MARKUP_BYTES } from "./markup.ts";
+
+export { MAX_REPLY_MARKUP_BYTES };
 
 /** Telegram's getUpdates bounds. */
 export const UPDATES_MAX_LIMIT = 100;
@@ -22,8 +26,6 @@ export const POLL_DEFAULT_TIMEOUT_SECONDS = 30;
 /** Telegram's command list bounds. */
 export const MAX_COMMANDS = 100;
 export const MAX_COMMAND_DESCRIPTION_LENGTH = 256;
-/** Inline keyboards and the like; generous, but a bounded row. */
-export const MAX_REPLY_MARKUP_BYTES = 10_000;
 
 /** The command list as the native API and the facade validate it (TypeBox, not Elysia: the same JSON Schema). */
 export const BotCommandSchema = Type.Object({
@@ -46,14 +48,21 @@ export interface GetUpdatesQuery {
   limit?: number;
   timeout?: number;
 }
-export interface SendMessageRequest {
+export interface SendMessageRequest extends FormattedInput {
   chat_id: string;
-  text: string;
+  reply_markup?: Record<string, unknown>;
+  /** A message of the same chat this one answers; kept as metadata.reply_to_message_id. */
+  reply_to_message_id?: string | number;
+  /** Telegram's: send anyway when the replied-to message is gone. */
+  allow_sending_without_reply?: boolean;
+}
+export interface EditMessageTextRequest extends FormattedInput {
+  message_id: string | number;
   reply_markup?: Record<string, unknown>;
 }
-export interface EditMessageTextRequest {
+export interface EditMessageReplyMarkupRequest {
   message_id: string | number;
-  text: string;
+  /** Absent: the keyboard is removed. */
   reply_markup?: Record<string, unknown>;
 }
 
@@ -85,24 +94,29 @@ export async function getUpdates(platform: BotDeps, bot: DbBot, query: GetUpdate
   return wait;
 }
 
-function checkReplyMarkup(markup: Record<string, unknown> | undefined): Record<string, unknown> | null {
-  if (markup === undefined) return null;
-  if (JSON.stringify(markup).length > MAX_REPLY_MARKUP_BYTES) throw badRequest(`reply_markup: larger than ${MAX_REPLY_MARKUP_BYTES} bytes`);
-  return markup;
-}
-
 /** Sends into an existing chat of this bot; moves new → open; reaches the channel and live views. */
 export async function sendMessage(platform: RuntimeDeps, bot: DbBot, body: SendMessageRequest): Promise<RuntimeMessage> {
   const replyMarkup = checkReplyMarkup(body.reply_markup);
+  const text = formatText(body);
   const conversation = await findConversationByChat(platform.db, bot.id, body.chat_id);
   if (!conversation) throw notFound("chat");
+  const metadata = await replyMetadata(platform.db, bot, conversation.id, body);
   await botActor(platform, bot.id).ask((actor) => actor.takeSendToken());
-  const { message, conversation: after } = await sendFromBot(platform, bot, conversation.chat_id, body.text, replyMarkup);
+  const { message, conversation: after } = await sendFromBot(platform, bot, conversation.chat_id, text, replyMarkup, metadata);
   return runtimeMessage(message, after, undefined, botSender(bot));
 }
 
+/** Telegram's reply: the message must be in the same chat (400 otherwise, unless allowed to send without it). */
+async function replyMetadata(db: Db, bot: DbBot, conversationId: string, body: SendMessageRequest): Promise<Record<string, unknown>> {
+  if (body.reply_to_message_id === undefined) return {};
+  const target = await findMessageByBotMessageId(db, bot.id, Number(body.reply_to_message_id));
+  if (target && !target.deleted_at && target.conversation_id === conversationId) return { reply_to_message_id: String(target.message_id) };
+  if (body.allow_sending_without_reply) return {};
+  throw badRequest("message to be replied not found");
+}
+
 /** Only this bot's own runtime messages, and only when they are still there. */
-async function ownRuntimeMessage(platform: { db: Db }, bot: DbBot, messageId: string | number) {
+export async function ownRuntimeMessage(platform: { db: Db }, bot: DbBot, messageId: string | number) {
   const message = await findMessageByBotMessageId(platform.db, bot.id, Number(messageId));
   if (!message || message.deleted_at) throw notFound("message");
   if (message.sender !== "bot") throw forbidden("only messages sent by this bot through the runtime API can be changed");
@@ -112,11 +126,27 @@ async function ownRuntimeMessage(platform: { db: Db }, bot: DbBot, messageId: st
 
 export async function editMessageText(platform: ConversationDeps, bot: DbBot, body: EditMessageTextRequest): Promise<RuntimeMessage> {
   const replyMarkup = checkReplyMarkup(body.reply_markup);
+  const text = formatText(body);
   const { message, conversation } = await ownRuntimeMessage(platform, bot, body.message_id);
-  if (message.text === body.text && (replyMarkup === null || JSON.stringify(replyMarkup) === JSON.stringify(message.reply_markup))) {
+  const sameText = message.text === text.text && same(message.entities, text.entities);
+  if (sameText && (replyMarkup === null || same(replyMarkup, message.reply_markup))) {
     throw badRequest("message is not modified: the new text is the same as the current one", "not_modified");
   }
-  const edited = await editFromBot(platform, bot, conversation, message, body.text, replyMarkup);
+  const edited = await editFromBot(platform, bot, conversation, message, text, replyMarkup);
+  return runtimeMessage(edited, conversation, undefined, botSender(bot));
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** Telegram's editMessageReplyMarkup: the keyboard alone changes (removed when none is given); the text stays. */
+export async function editMessageReplyMarkup(platform: ConversationDeps, bot: DbBot, body: EditMessageReplyMarkupRequest): Promise<RuntimeMessage> {
+  const replyMarkup = checkReplyMarkup(body.reply_markup) ?? {};
+  const { message, conversation } = await ownRuntimeMessage(platform, bot, body.message_id);
+  if (same(message.reply_markup ?? {}, replyMarkup)) {
+    throw badRequest("message is not modified: the new reply markup is the same as the current one", "not_modified");
+  }
+  const text = { text: message.text, entities: message.entities };
+  const edited = await editFromBot(platform, bot, conversation, message, text, replyMarkup);
   return runtimeMessage(edited, conversation, undefined, botSender(bot));
 }
 

@@ -12,6 +12,7 @@ import { feature } from "./feature.ts";
 export const PUBLIC_CORS_PATHS: ReadonlySet<string> = new Set([
   "/api/messages",
   "/api/messages/stream",
+  "/api/messages/callback-query",
   "/api/widget/config",
   "/api/integrations/sitecms/forms-plugin",
 ]);

@@ -15,15 +15,18 @@ import {
   fromAppError, tgBadRequest, tgMethodNotFound, TelegramError, TG_TERMINATED_BY_OTHER_POLL, TG_WEBHOOK_ACTIVE,
 } from "./errors.ts";
 import { UPDATE_KINDS, type UpdateKind } from "../core/updates.ts";
-import { CHAT_ACTIONS, type Params, type TelegramResult, type TgMessage, type TgUpdate } from "./model.ts";
-import { optionalArray, optionalInt, optionalObject, optionalString, requireChat, requireInt, type ChatRef } from "./params.ts";
+import { BUTTON_METHODS } from "./buttons.ts";
+import { PROFILE_METHODS } from "./profile.ts";
+import { COPY_METHODS } from "./copy.ts";
+import { KNOWN_TELEGRAM_METHODS } from "./known.ts";
+import { CHAT_ACTIONS, type Method, type Params, type TelegramResult, type TgMessage, type TgUpdate } from "./model.ts";
+import { optionalArray, optionalInt, optionalString, requireChat } from "./params.ts";
+import { findChat, formatting, replyTo, nativeRefusal, ownMessage, replyMarkup, requireText } from "./lookup.ts";
 import { botUser, chatOfRef, chatOfRow, getMeResult, nativeMessages, toTgMessage, toTgUpdates } from "./shapes.ts";
 import { deleteMyCommands, deleteWebhook, getMyCommands, getWebhookInfo, setMyCommands, setWebhook } from "./settings.ts";
 
 /** Telegram's default: libraries call getUpdates without a timeout when they stop and expect an answer at once. */
 const FACADE_DEFAULT_TIMEOUT_SECONDS = 0;
-
-type Method = (platform: TelegramDeps, bot: DbBot, params: Params) => Promise<TelegramResult>;
 
 const done = (result: unknown): TelegramResult => ({ result });
 
@@ -44,34 +47,20 @@ const METHODS: Record<string, Method> = {
   // Sessions with Telegram's cloud servers do not exist here: nothing to log out of or close.
   logout: async () => done(true),
   close: async () => done(true),
+  ...BUTTON_METHODS,
+  ...PROFILE_METHODS,
+  ...COPY_METHODS,
 };
 
 export async function callMethod(platform: TelegramDeps, bot: DbBot, method: string, params: Params): Promise<TelegramResult> {
-  const run = METHODS[method.toLowerCase()];
-  if (!run) throw tgMethodNotFound();
+  const name = method.toLowerCase();
+  const run = METHODS[name];
+  if (!run) throw KNOWN_TELEGRAM_METHODS.has(name) ? tgBadRequest("method is not supported by this server") : tgMethodNotFound();
   try {
     return await run(platform, bot, params);
   } catch (err) {
     throw err instanceof AppError ? fromAppError(err) : err;
   }
-}
-
-function requireText(params: Params, name = "text"): string {
-  const text = optionalString(params, name);
-  if (text === undefined || text.trim() === "") throw tgBadRequest("message text is empty");
-  if (text.length > MAX_TEXT_LENGTH) throw tgBadRequest("message is too long");
-  return text;
-}
-
-/** Telegram's reply_markup: an object, often sent as JSON text by form-encoding clients. */
-const replyMarkup = (params: Params) => optionalObject(params, "reply_markup", "reply keyboard markup JSON object");
-
-async function findChat(platform: TelegramDeps, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
-  const chat = "number" in ref
-    ? await findTelegramChatByNumber(platform.db, bot.id, ref.number)
-    : await findTelegramChatByChatId(platform.db, bot.id, ref.chatId);
-  if (!chat) throw tgBadRequest("chat not found");
-  return chat;
 }
 
 const kindOf = (u: LogUpdate): UpdateKind | undefined => UPDATE_KINDS.find((k) => u.payload[k] !== undefined);
@@ -122,34 +111,8 @@ async function sendMessage(platform: TelegramDeps, bot: DbBot, params: Params): 
   const text = requireText(params);
   const markup = replyMarkup(params);
   const chat = await findChat(platform, bot, chatRef);
-  const sent = await native.sendMessage(platform, bot, { chat_id: chat.chat_id, text, reply_markup: markup });
+  const sent = await native.sendMessage(platform, bot, { chat_id: chat.chat_id, text, ...formatting(params), reply_markup: markup, ...replyTo(params) });
   return toTgMessage(sent, chatOfRow(chat), botUser(bot));
-}
-
-const sameChat = (ref: TelegramMessageRef, chat: ChatRef) =>
-  "number" in chat ? Number(ref.chat_number) === chat.number : ref.chat_id === chat.chatId;
-
-/** Telegram answers 400 for a message the bot cannot touch, whatever the reason. */
-async function ownMessage(platform: TelegramDeps, bot: DbBot, params: Params, verb: "edit" | "delete"): Promise<TelegramMessageRef> {
-  const chat = requireChat(params);
-  const messageId = requireInt(params, "message_id", "message identifier is not specified");
-  const [ref] = await findTelegramMessageRefs(platform.db, bot.id, [messageId]);
-  if (!ref || ref.deleted_at || !sameChat(ref, chat)) throw tgBadRequest(`message to ${verb} not found`);
-  if (ref.sender !== "bot") throw tgBadRequest(`message can't be ${verb === "edit" ? "edited" : "deleted"}`);
-  return ref;
-}
-
-/** The native service's refusals in Telegram's words (a race can still end in them after our checks). */
-function nativeRefusal(err: unknown, verb: "edit" | "delete"): unknown {
-  if (!(err instanceof AppError)) return err;
-  if (err.code === "not_found") return tgBadRequest(`message to ${verb} not found`);
-  if (err.code === "forbidden") return tgBadRequest(`message can't be ${verb === "edit" ? "edited" : "deleted"}`);
-  if (err.reason === "not_modified") {
-    return tgBadRequest(
-      "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
-    );
-  }
-  return err;
 }
 
 async function editMessageText(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TgMessage> {
@@ -158,7 +121,7 @@ async function editMessageText(platform: TelegramDeps, bot: DbBot, params: Param
   const markup = replyMarkup(params);
   const ref = await ownMessage(platform, bot, params, "edit");
   const edited = await native
-    .editMessageText(platform, bot, { message_id: Number(ref.message_id), text, reply_markup: markup })
+    .editMessageText(platform, bot, { message_id: Number(ref.message_id), text, ...formatting(params), reply_markup: markup })
     .catch((err: unknown) => Promise.reject(nativeRefusal(err, "edit")));
   return toTgMessage(edited, chatOfRef(ref, edited.chat.channel), botUser(bot));
 }

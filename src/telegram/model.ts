@@ -1,7 +1,9 @@
 // The Telegram Bot API's own shapes, as the facade writes them (DESIGN §11). Only the
 // fields this platform can fill; extras a Telegram client does not know are harmless
 // (every library keeps or ignores unknown fields).
-import type { MessageEntity, UpdateKind } from "../core/updates.ts";
+import type { MessageEntity, MessageUpdateKind } from "../core/updates.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { TelegramDeps } from "./deps.ts";
 
 export interface TgUser {
   id: number;
@@ -47,7 +49,15 @@ export interface TgMessage {
 
 /** The native update kinds, all passed through under their own names. */
 
-export type TgUpdate = { update_id: number } & Partial<Record<UpdateKind, TgMessage>>;
+export interface TgCallbackQuery {
+  id: string;
+  from: TgUser;
+  message: TgMessage;
+  chat_instance: string;
+  data: string;
+}
+
+export type TgUpdate = { update_id: number } & Partial<Record<MessageUpdateKind, TgMessage>> & { callback_query?: TgCallbackQuery };
 
 /** Names Telegram needs where our contact has none (User.first_name is never empty there). */
 export const UNNAMED_FIRST_NAME = "Guest";
@@ -68,3 +78,6 @@ export interface TelegramResult {
   /** Telegram adds a sentence to some successes ("Webhook is already deleted"). */
   description?: string;
 }
+
+/** One facade method: Telegram's parameters in, the envelope's result out. */
+export type Method = (platform: TelegramDeps, bot: DbBot, params: Params) => Promise<TelegramResult>;

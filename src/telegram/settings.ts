@@ -69,14 +69,14 @@ function allowedUpdates(params: Params): UpdateKind[] | undefined {
 
 /**
  * The native set-webhook, marked "telegram": the worker then sends Telegram-shaped
- * updates and executes a method named in the receiver's answer. An empty url is
- * Telegram's other way to delete the webhook. `certificate` and `ip_address` are accepted
+ * updates and executes a method named in the receiver's answer. An empty or missing url
+ * is Telegram's other way to delete the webhook. `certificate` and `ip_address` are accepted
  * and ignored: the address is resolved (and checked) at every delivery.
  */
 export async function setWebhook(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
   const url = optionalString(params, "url");
-  if (url === undefined) throw tgBadRequest("parameter \"url\" is required");
-  if (url === "") return deleteWebhook(platform, bot, params);
+  // Telegram reads a missing url as empty (telebot clears its webhook this way at launch).
+  if (url === undefined || url === "") return deleteWebhook(platform, bot, params);
   if (url.length > MAX_URL_LENGTH) throw tgBadRequest("bad webhook: URL is too long");
   const input: webhooks.SetWebhookInput = {
     url,

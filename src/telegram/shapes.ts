@@ -3,7 +3,7 @@
 // conversation number becomes chat.id, the contact number from.id, message_id a number.
 import type { DbBot } from "../db/bots.ts";
 import type { TelegramChatRow, TelegramMessageRef } from "../db/telegram.ts";
-import { UPDATE_KINDS, type RuntimeMessage } from "../core/updates.ts";
+import { kindOfUpdate, messageOfUpdate, type RuntimeCallbackQuery, type RuntimeMessage, type UpdateKind } from "../core/updates.ts";
 import type { LogUpdate } from "../updates/log.ts";
 import {
   OPERATOR_SIGNATURE, UNNAMED_FIRST_NAME, type TgBotUser, type TgChat, type TgMessage, type TgUpdate, type TgUser,
@@ -52,11 +52,21 @@ export function toTgMessage(native: RuntimeMessage, chat: TgChat, from: TgUser, 
   return out;
 }
 
-/** The native messages a batch of updates carries, to look their refs up in one query. */
-export function nativeMessages(updates: LogUpdate[]): { update_id: number; kind: (typeof UPDATE_KINDS)[number]; message: RuntimeMessage }[] {
+interface NativeOfUpdate {
+  update_id: number;
+  kind: UpdateKind;
+  message: RuntimeMessage;
+  query?: RuntimeCallbackQuery;
+}
+
+/** The native messages a batch of updates carries (a press: the message under the button), to look their refs up in one query. */
+export function nativeMessages(updates: LogUpdate[]): NativeOfUpdate[] {
   return updates.flatMap((u) => {
-    const kind = UPDATE_KINDS.find((k) => u.payload[k] !== undefined);
-    return kind ? [{ update_id: u.update_id, kind, message: u.payload[kind] as RuntimeMessage }] : [];
+    const kind = kindOfUpdate(u.payload);
+    const message = messageOfUpdate(u.payload);
+    if (!kind || !message) return [];
+    const query = kind === "callback_query" ? (u.payload[kind] as RuntimeCallbackQuery) : undefined;
+    return [{ update_id: u.update_id, kind, message, query }];
   });
 }
 
@@ -72,6 +82,12 @@ export function toTgUpdates(bot: DbBot, updates: LogUpdate[], refs: TelegramMess
     const ref = native && byMessageId.get(Number(native.message.message_id));
     if (!native || !ref) return { update_id: u.update_id };
     const chat = chatOfRef(ref, native.message.chat.channel);
+    if (native.query) {
+      // The visitor pressed the button: from is the chat's person, the message is the bot's.
+      const visitor = person(ref.chat_contact_number ?? 0, ref.chat_first_name, ref.chat_last_name, ref.chat_name);
+      const { id, chat_instance, data } = native.query;
+      return { update_id: u.update_id, callback_query: { id, from: visitor, message: toTgMessage(native.message, chat, botUser(bot)), chat_instance, data } };
+    }
     const from = ref.sender === "user"
       ? person(
           ref.from_number ?? ref.chat_contact_number ?? 0,

@@ -44,8 +44,8 @@ describe("domain/conversations", () => {
 
   test("the bot's send, edit and delete each dispatch their event", async () => {
     await takeIn(client.platform, "d-bot", incoming("d-bot", null));
-    const { message, conversation } = await sendFromBot(client.platform, bot, "d-bot", "first", null);
-    const edited = await editFromBot(client.platform, bot, conversation, message, "second", null);
+    const { message, conversation } = await sendFromBot(client.platform, bot, "d-bot", { text: "first", entities: null }, null);
+    const edited = await editFromBot(client.platform, bot, conversation, message, { text: "second", entities: null }, null);
     expect(edited.text).toBe("second");
     expect(edited.edited_at).not.toBeNull();
     await deleteFromBot(client.platform, bot, conversation, edited);

@@ -44,7 +44,7 @@ describe("set-webhook", () => {
     [{ url: HOOK, secret_token: "x".repeat(257) }, "secret_token"],
     [{ url: HOOK, max_connections: 0 }, "max_connections"],
     [{ url: HOOK, max_connections: 101 }, "max_connections"],
-    [{ url: HOOK, allowed_updates: ["callback_query"] }, "allowed_updates"],
+    [{ url: HOOK, allowed_updates: ["inline_query"] }, "allowed_updates"],
   ])("%j is 400 naming %s", async (body, field) => {
     const bot = await createTestBot(client, alice);
     const res = await client.post(`/api/bots/${bot.id}/set-webhook`, body, bot.token);

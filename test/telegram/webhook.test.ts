@@ -58,7 +58,7 @@ describe(`Telegram webhook mode (${MODE})`, () => {
     });
     expect(set).toEqual({ status: 200, body: { ok: true, result: true, description: "Webhook was set" } });
     expect((await tg(bot, "getWebhookInfo")).body.result).toEqual({
-      url: `${receiver.url}${path}`, has_custom_certificate: false, pending_update_count: 0, max_connections: 5, allowed_updates: ["message"],
+      url: `${receiver.url}${path}`, has_custom_certificate: false, pending_update_count: 0, max_connections: 5, allowed_updates: ["message", "callback_query"],
     });
     expect(await tg(bot, "getUpdates")).toEqual({
       status: 409,

@@ -119,11 +119,10 @@ export interface CannedReply {
 }
 export type Assignee = { user_id: string; email: string } | null;
 
-/** A list row: the record plus this user's view of it (assignment, unread, who answers). */
+/** A list row: the record plus this user's view of it (assignment, unread). */
 export interface InboxConversation extends Conversation {
   assignee?: Assignee;
   unread_count?: number;
-  handled_by?: "bot" | "human";
 }
 
 export interface ContactConversation {

@@ -6,6 +6,7 @@ import {
 } from "./api.ts";
 import { cannedPicker } from "./canned.ts";
 import { h, replace, toast } from "./dom.ts";
+import { handoffControl } from "./rich.ts";
 import { renderContactPanel } from "./side.ts";
 import { messageThread } from "./thread.ts";
 
@@ -70,13 +71,18 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
     if (document.activeElement !== assignee) assignee.value = value;
   };
 
+  // Take over / give back (issue 14): who answers the visitor, the bot or the team.
+  const handoff = handoffControl(id, (c) => {
+    showMeta(c);
+    hooks.changed({ ...conversation!, ...c });
+  });
   const showMeta = (c: InboxConversation) => {
     conversation = { ...conversation, ...c };
     botId = c.bot_id;
     title.textContent = contactName(c.contact, `Chat ${c.chat_id}`);
     const bot = hooks.bots.get(c.bot_id)?.name ?? "Bot";
-    const handled = c.handled_by === "bot" ? " · bot answers" : "";
-    subtitle.textContent = `${bot} · ${c.channel} · #${c.number} · ${c.message_count} message${c.message_count === 1 ? "" : "s"}${handled}`;
+    subtitle.textContent = `${bot} · ${c.channel} · #${c.number} · ${c.message_count} message${c.message_count === 1 ? "" : "s"}`;
+    handoff.show(conversation);
     if (document.activeElement !== status) status.value = c.status;
     if (!noteDirty && document.activeElement !== note) note.value = c.operator_note;
     if ("assignee" in c) showAssignee(c.assignee);
@@ -202,7 +208,7 @@ export function conversationPane(pane: HTMLElement, id: string, hooks: PaneHooks
   replace(pane,
     h("header", { class: "conv-head" },
       h("a", { href: "#/inbox", class: "back only-narrow" }, "← Conversations"),
-      h("div", { class: "conv-title" }, title, subtitle),
+      h("div", { class: "conv-title" }, title, subtitle, handoff.el),
       h("div", { class: "head-fields" },
         h("div", { class: "inline-field" }, h("label", { for: "conv-assignee" }, "Assignee"), assignee),
         h("div", { class: "inline-field" }, h("label", { for: "conv-status" }, "Status"), status),

@@ -7,6 +7,7 @@ import {
 } from "./api.ts";
 import { conversationPane, type ConversationPane } from "./conversation.ts";
 import { formatTime, h, replace } from "./dom.ts";
+import { handlerLabel } from "./rich.ts";
 import type { Context } from "./main.ts";
 
 /** One page of the list; the API's default. */
@@ -133,7 +134,7 @@ export function inboxView(main: HTMLElement, initialId: string | undefined, ctx:
         h("span", { class: `pill status-${c.status}` }, c.status),
       ),
       h("div", { class: "conv-line muted small" },
-        h("span", { class: "clip" }, `${bot} · ${c.channel}`),
+        h("span", { class: "clip" }, `${bot} · ${c.channel}${handlerLabel(c)}`),
         c.assignee ? h("span", { class: "assignee", title: "Assigned to" }, `→ ${c.assignee.email}`) : null,
       ),
     ));

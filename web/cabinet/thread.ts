@@ -3,6 +3,7 @@
 // "Load older messages". The scroll position stays on what the operator was reading.
 import { get, type ConversationDetail, type Message } from "./api.ts";
 import { formatTime, h } from "./dom.ts";
+import { messageText } from "./rich.ts";
 
 const SENDER_LABEL: Record<Message["sender"], string> = { user: "Visitor", bot: "Bot", operator: "Operator" };
 /** Closer than this to the top, the next older page is fetched; closer to the bottom, new messages follow. */
@@ -13,7 +14,7 @@ const EDGE_PX = 120;
  * and keyboards (issue 14) hook in here.
  */
 export function messageBubble(m: Message): HTMLElement {
-  const text = h("div", { class: "text" }, m.text);
+  const text = messageText(m);
   const meta = h("div", { class: "meta" }, `${SENDER_LABEL[m.sender]} · ${formatTime(m.created_at)}`, m.edited_at ? " · edited" : "");
   return h("div", { class: `bubble ${m.direction} ${m.sender}`, "data-id": m.id, "data-message-id": m.message_id }, text, meta);
 }

@@ -1,5 +1,6 @@
 // The widget's side of the public API: config, history, sending, and live messages over
 // Server-Sent Events with a polling fallback. No credentials ever leave the host page.
+import type { Entity } from "../shared/entities.ts";
 
 export interface WidgetMessage {
   id: string;
@@ -9,6 +10,15 @@ export interface WidgetMessage {
   text: string;
   created_at: string;
   metadata?: Record<string, unknown>;
+  entities?: Entity[] | null;
+  reply_markup?: Record<string, unknown> | null;
+}
+
+/** The bot's answerCallbackQuery, as the stream's callback_answer event carries it. */
+export interface CallbackAnswer {
+  callback_query_id: string;
+  text: string;
+  show_alert: boolean;
 }
 
 export interface WidgetConfig {
@@ -50,6 +60,8 @@ export interface Live {
   deleted(id: string): void;
   /** The bot (Telegram's sendChatAction) or an operator in the inbox is typing. */
   typing(): void;
+  /** The bot answered a button press. */
+  answer(a: CallbackAnswer): void;
   /** Highest message_id shown so far: where a fresh connection resumes. */
   cursor(): number;
 }
@@ -102,6 +114,15 @@ export class Api {
     });
   }
 
+  /** An inline button press: the bot gets a callback_query whose id comes back here. */
+  press(chatId: string, messageId: string, data: string): Promise<{ callback_query_id: string }> {
+    return this.call("/api/messages/callback-query", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ widget_key: this.key, chat_id: chatId, message_id: messageId, data }),
+    });
+  }
+
   /**
    * Follows the chat live. EventSource resumes by itself with Last-Event-ID after a break;
    * when the stream keeps failing (or EventSource is missing) the chat is polled instead.
@@ -149,6 +170,7 @@ export class Api {
       on("message_deleted", (d) => live.deleted(d.id));
       on("typing", live.typing);
       on("operator_typing", live.typing);
+      on("callback_answer", live.answer);
       es.onopen = () => (failures = 0);
       es.onerror = () => {
         // CLOSED: the server refused the stream (not an event stream); CONNECTING: a break.

@@ -41,5 +41,19 @@ textarea{flex:1;resize:none;min-height:40px;max-height:120px;padding:9px 12px;bo
 textarea::placeholder{color:#9ca3af}
 .send{width:40px;height:40px;border-radius:10px;background:var(--c);color:#fff;flex:none}
 .send svg{width:20px;height:20px}
+.kb{display:flex;flex-direction:column;gap:4px;margin-top:6px;white-space:normal}
+.kr{display:flex;gap:4px}
+.kbb{flex:1;min-width:0;min-height:32px;padding:5px 8px;border-radius:8px;border:1px solid var(--c);color:var(--c);background:#fff;font-size:13px;text-align:center;text-decoration:none;overflow-wrap:anywhere;display:inline-flex;align-items:center;justify-content:center}
+.kbb:disabled{opacity:.5;cursor:default}
+.kbb.busy::after{content:"";width:10px;height:10px;margin-left:6px;border:2px solid currentColor;border-right-color:transparent;border-radius:50%;animation:r .8s linear infinite}
+@keyframes r{to{transform:rotate(360deg)}}
+header,form,.status{flex:none}
+.panel{overflow:clip}
+.log{min-height:0}
+.rk{flex:none;max-height:40%;overflow-y:auto;display:flex;flex-direction:column;gap:4px;padding:8px 10px 0;background:#fff;border-top:1px solid #e5e7eb}
+.toast{position:absolute;left:50%;bottom:72px;transform:translateX(-50%);max-width:85%;padding:8px 14px;border-radius:10px;background:#111827;color:#fff;font-size:13px;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+.alert{position:absolute;inset:0;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:12px;padding:24px;background:rgba(17,24,39,.55);color:#fff;text-align:center}
+.alert p{background:#fff;color:#111827;padding:16px;border-radius:12px;max-width:100%;overflow-wrap:anywhere}
+.alert button{padding:8px 20px;border-radius:8px;background:var(--c);color:#fff}
 @media (max-width:480px){.panel,.left .panel{inset:0;width:100%;max-width:none;height:100%;max-height:none;border-radius:0}.launcher,.left .launcher{bottom:16px;right:16px}.left .launcher{left:16px;right:auto}}
 `;

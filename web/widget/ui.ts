@@ -2,6 +2,7 @@
 // reach in and ours cannot leak out. Message text only ever goes through textContent.
 import { Api, ApiError, HISTORY_LIMIT, type WidgetConfig, type WidgetMessage } from "./api.ts";
 import { CSS } from "./styles.ts";
+import { richMessages } from "./rich.ts";
 
 export interface Options {
   key: string;
@@ -141,7 +142,13 @@ export function mount(options: Options): void {
   const show = (m: WidgetMessage, older = false) => {
     if (byId.has(m.id)) return;
     oldest = Math.min(oldest, Number(m.message_id));
-    if (older) return settle(bubble(m.text, m.direction === "in", true), m);
+    // A button press is the inbox's record; the visitor saw the button spin instead.
+    if (m.metadata?.callback_query) return void (cursor = Math.max(cursor, Number(m.message_id)));
+    if (older) {
+      const el = bubble(m.text, m.direction === "in", true);
+      rich.fill(el, m, true);
+      return settle(el, m);
+    }
     if (m.direction === "out") stopTyping();
     const clientId = m.metadata?.client_message_id;
     const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
@@ -149,7 +156,9 @@ export function mount(options: Options): void {
       pending.delete(clientId as string);
       return settle(mine, m);
     }
-    settle(bubble(m.text, m.direction === "in"), m);
+    const el = bubble(m.text, m.direction === "in");
+    rich.fill(el, m);
+    settle(el, m);
     if (m.direction === "out" && panel.hidden) {
       unseen++;
       badge.hidden = false;
@@ -196,6 +205,8 @@ export function mount(options: Options): void {
     if (log.scrollTop < OLDER_EDGE_PX) void loadOlder();
   });
 
+  const rich = richMessages(panel, api, chatId, (text) => void send(text));
+
   const start = async () => {
     started = true;
     // The greeting opens every conversation; it is the page's, not a stored message.
@@ -211,12 +222,13 @@ export function mount(options: Options): void {
       message: show,
       updated: (m) => {
         const el = byId.get(m.id);
-        if (el) (el.children[1] as HTMLElement).textContent = m.text;
+        if (el) rich.fill(el, m);
       },
       deleted: (id) => {
         byId.get(id)?.remove();
         byId.delete(id);
       },
+      answer: (a) => rich.answered(a),
       cursor: () => cursor,
       typing: () => {
         typing ??= bubble("typing…", false);

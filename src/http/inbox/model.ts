@@ -7,7 +7,8 @@ import {
   DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT,
   type ConversationDetail as DetailRecord, type ConversationMetaPatch as PatchInput, type InboxQuery as InboxInput,
 } from "../../domain/inbox.ts";
-import { STATUSES, type InboxConversation as InboxRecord, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
+import { MessageEntity } from "../runtime/entities.ts";
+import { HANDLERS, STATUSES, type InboxConversation as InboxRecord, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
 
 export { STATUSES };
 export const Status = oneOf(STATUSES, { description: "Conversation status" });
@@ -46,6 +47,7 @@ export const Message = t.Object(
     direction: oneOf(["in", "out"]),
     sender: oneOf(["user", "bot", "operator"]),
     text: t.String(),
+    entities: Nullable(t.Array(MessageEntity, { description: "Formatting of text (Telegram's MessageEntity, UTF-16 offsets)" })),
     reply_markup: Nullable(Json),
     metadata: Json,
     created_at: t.String({ format: "date-time" }),
@@ -72,6 +74,9 @@ export const Conversation = t.Object(
     contact: Nullable(Contact),
     last_message: Nullable(Message),
     message_count: t.Integer(),
+    handled_by: oneOf(HANDLERS, { description: "bot: incoming messages reach the bot; human: taken over, the bot gets nothing" }),
+    handed_over_by: Nullable(t.String({ format: "uuid", description: "User who took it over (null: the bot handed it over)" })),
+    handed_over_at: Nullable(t.String({ format: "date-time" })),
     created_at: t.String({ format: "date-time" }),
     updated_at: t.String({ format: "date-time" }),
     last_message_at: t.String({ format: "date-time" }),

@@ -4,9 +4,10 @@ import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
-  ConversationDetail, ConversationIdParams, ConversationMetaPatch, CountsQuery, DetailQuery, InboxConversation, InboxCounts, InboxQuery,
+  Conversation, ConversationDetail, ConversationIdParams, ConversationMetaPatch, CountsQuery, DetailQuery, InboxConversation, InboxCounts, InboxQuery,
   Message, ReadRequest, ReadResult, ReplyRequest,
 } from "./model.ts";
+import { operatorHandoff } from "../../domain/handoff.ts";
 import { conversationDetail, listConversations, operatorReply, patchConversation } from "../../domain/inbox.ts";
 import { inboxCounts, markConversationRead, operatorTyping } from "../../domain/inbox_state.ts";
 import { MINUTE_MS } from "../../ratelimit.ts";
@@ -58,6 +59,26 @@ export const inboxRoutes = (platform: Platform) =>
       body: ReplyRequest,
       response: { 200: Ok(Message), ...errors(400, 401, 404, 503) },
       detail: { summary: "Send a manual operator reply" },
+    })
+    .post("/:id/takeover", async ({ user, params }) => ok(await operatorHandoff(platform, user.id, params.id, "human")), {
+      user: true,
+      params: ConversationIdParams,
+      response: { 200: Ok(Conversation), ...errors(400, 401, 404) },
+      detail: {
+        summary: "Take the conversation over from the bot",
+        description:
+          "Sets handled_by to \"human\" (handed_over_by: you) and assigns the conversation to you. While taken over, the visitor's messages, operator replies and button presses " +
+          "reach the inbox but are not reported to the bot: its get-updates and webhook show nothing for this chat. Repeating it is harmless.",
+      },
+    })
+    .post("/:id/release", async ({ user, params }) => ok(await operatorHandoff(platform, user.id, params.id, "bot")), {
+      user: true,
+      params: ConversationIdParams,
+      response: { 200: Ok(Conversation), ...errors(400, 401, 404) },
+      detail: {
+        summary: "Give the conversation back to the bot",
+        description: "Sets handled_by to \"bot\": the bot receives the conversation's updates again (from the next message on; nothing is replayed).",
+      },
     })
     .patch("/:id", async ({ user, params, body }) => ok(await patchConversation(platform, user.id, params.id, body)), {
       user: true,

@@ -8,6 +8,8 @@ import { MAX_DATE_MS, SafeInt } from "../input.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
 import { oneOf } from "../feature.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
+import { MAX_CALLBACK_DATA_BYTES } from "../../core/limits.ts";
+import type { ButtonPress } from "../../domain/buttons.ts";
 
 /** Ids from outside systems: long enough for any UUID/URN, short enough to index. */
 export const MAX_EXTERNAL_ID_LENGTH = 256;
@@ -79,3 +81,23 @@ const sameAsDomain: [
   Same<AcceptedMessage, AcceptedRecord>,
 ] = [true, true, true];
 void sameAsDomain;
+
+export const ButtonPressRequest = t.Object(
+  {
+    bot_id: t.Optional(t.String({ format: "uuid" })),
+    widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
+    chat_id: ExternalId,
+    message_id: t.String({ pattern: "^[0-9]{1,15}$", description: "The bot's message the button is under" }),
+    data: t.String({ minLength: 1, maxLength: MAX_CALLBACK_DATA_BYTES, description: "The button's callback_data" }),
+  },
+  { title: "ButtonPressRequest", examples: [{ widget_key: "wk_4f1c0d…", chat_id: "w_0b5e6c1e", message_id: "42", data: "pricing" }] },
+);
+
+export const ButtonPressResult = t.Object(
+  { callback_query_id: t.String({ description: "Matches the callback_answer event the bot's answer produces" }) },
+  { title: "ButtonPressResult", examples: [{ callback_query_id: "5f0c2b9d8e3a4f7c9b1d2e3f4a5b6c7d" }] },
+);
+
+// What the route validates must stay what the domain takes.
+const pressAccepted: typeof ButtonPressRequest.static extends ButtonPress ? true : false = true;
+void pressAccepted;

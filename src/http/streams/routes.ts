@@ -51,7 +51,8 @@ export const streamRoutes = (platform: Platform) =>
           summary: "Live messages of a web or widget chat (Server-Sent Events)",
           description:
             "Events: `ready` (id = where the stream starts), `message` (id = the message's message_id; data = Message), " +
-            "`message_updated`, `message_deleted`, `typing` (the bot's chat action) and `operator_typing` (an operator is typing in the inbox) without an id. Resume with the Last-Event-ID header or `since`: every message " +
+            "`message_updated`, `message_deleted`, `typing` (the bot's chat action), `operator_typing` (an operator is typing in the inbox) and `callback_answer` " +
+            "(`{callback_query_id, text, show_alert, url}`: the bot's answerCallbackQuery to a press from POST /api/messages/callback-query) without an id. Resume with the Last-Event-ID header or `since`: every message " +
             "of the chat with a higher message_id is sent first. Heartbeat comments every 15 s.",
           responses: eventStream("An event stream of the chat's messages", [400, 403, 404, 429]),
         },

@@ -12,7 +12,7 @@ import { findConversationByChat, type DbConversation } from "../../db/conversati
 import type { DbBot } from "../../db/bots.ts";
 import { messagesAfter, latestMessageId } from "../../db/streams.ts";
 import { badRequest } from "../../core/errors.ts";
-import type { OperatorTypingEvent, PlatformEvent, TypingEvent } from "../../core/events.ts";
+import type { CallbackAnsweredEvent, OperatorTypingEvent, PlatformEvent, TypingEvent } from "../../core/events.ts";
 import { ownerEventKindsSubject } from "../../core/subjects.ts";
 import type { Platform } from "../../platform.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
@@ -74,6 +74,7 @@ const isTyping = (data: unknown): data is TypingEvent | OperatorTypingEvent => {
   const kind = (data as { kind?: unknown })?.kind;
   return kind === "typing" || kind === "operator_typing";
 };
+const isCallbackAnswer = (data: unknown): data is CallbackAnsweredEvent => (data as { kind?: unknown })?.kind === "callback_answered";
 
 /** Same rule as the public history: only browser chats, and only the channel asked for. */
 const visible = (conversation: Pick<DbConversation, "channel">, channel: string | undefined) =>
@@ -128,6 +129,13 @@ async function followChat(
     if (isTyping(data)) {
       // The bot's chat action is `typing`, an operator typing in the inbox `operator_typing`.
       if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) sink.send({ event: data.kind, data: {} });
+      return;
+    }
+    if (isCallbackAnswer(data)) {
+      if (data.bot_id === bot.id && data.chat_id === query.chat_id && visible(data, query.channel)) {
+        const { callback_query_id, text, show_alert, url } = data;
+        sink.send({ event: "callback_answer", data: { callback_query_id, text, show_alert, url } });
+      }
       return;
     }
     const event = data as PlatformEvent;
