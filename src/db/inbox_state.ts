@@ -1,7 +1,7 @@
 // Per-user inbox state beside the conversation rows (sql/121_…): who a conversation is
 // assigned to, each user's read marker, and the counts the status tabs show. The message
 // write path never touches these tables.
-import type { ConversationStatus, DbConversation } from "./conversations.ts";
+import { CONVERSATION_COLUMNS, type ConversationStatus, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
 
 export interface DbAssignee {
@@ -136,9 +136,6 @@ export async function latestPageMetadata(db: Queryable, conversationId: string):
   );
   return rows[0]?.metadata;
 }
-
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
 
 /** Marks the row changed (the inbox stream replays by updated_at) without touching anything else. */
 export async function touchConversationUpdatedAt(db: Queryable, conversationId: string): Promise<DbConversation> {

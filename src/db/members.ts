@@ -1,6 +1,6 @@
 // Bot members and invites (sql/120_bot_members.sql).
 import type { DbBot } from "./bots.ts";
-import type { DbConversation } from "./conversations.ts";
+import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
 
 export type MemberRole = "owner" | "operator";
@@ -37,9 +37,6 @@ export async function findMemberBot(db: Queryable, botId: string, userId: string
   );
   return rows[0];
 }
-
-const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
-  c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at`;
 
 /** The conversation when the user is a member of its bot, in one query. */
 export async function findMemberConversation(db: Queryable, conversationId: string, userId: string): Promise<DbConversation | undefined> {
