@@ -97,7 +97,9 @@ type Service = { url: string; pid: number; stop: () => Promise<void> };
 async function start(name: string, entry: string, env: Record<string, string>, logDir: string): Promise<Service> {
   const port = await freePort();
   const log = join(logDir, `${name}.log`);
-  const proc = Bun.spawn([BUN, join(ROOT, entry)], {
+  // BENCH_PROFILE=<dir>: the product writes a CPU profile there (bun --cpu-prof-md) when it stops.
+  const flags = name === "product" && process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const proc = Bun.spawn([BUN, ...flags, join(ROOT, entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdout: Bun.file(log),

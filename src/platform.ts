@@ -16,13 +16,17 @@ import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";
 import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./outbox/dispatch.ts";
 import type { BotActorDeps } from "./actors/bot.ts";
-import { wakeSubject } from "./core/subjects.ts";
+import { WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
+import { orderedLog } from "./outbox/ordered-log.ts";
+import { deleteOutboxRows } from "./db/outbox.ts";
+import type { IntakeDeps } from "./actors/intake.ts";
+import { botDirectory, type BotDirectory } from "./domain/directory.ts";
 import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog } from "./updates/sql.ts";
-import type { Effects } from "./core/events.ts";
+import type { Effects, PendingUpdate } from "./core/events.ts";
 import { connectNats, watchNats, type NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
@@ -53,6 +57,10 @@ export interface Platform {
    * log, in update_id order; an idempotent repeat awaits it before it is acknowledged.
    */
   publishOutbox: PublishUpTo;
+  /** Bots and channel states public requests read, kept in memory and forgotten on change. */
+  bots: BotDirectory;
+  /** The per-bot group commit of incoming messages. */
+  intake: IntakeDeps;
   /** Whether the database and (in production) NATS answer now, each within a second (/readyz). */
   health(): Promise<{ database: boolean; nats: boolean }>;
   /** The update log get-updates and the webhook worker read. */
@@ -131,7 +139,10 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     throw err;
   });
   const bus = nats ? natsBus(nats) : memoryBus();
-  const updates = nats ? await openJetStreamLog(nats, { now: options.now }) : await openSqlLog(db, { now: options.now });
+  const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
+  const rawLog = sqlLog ?? (await openJetStreamLog(nats!, { now: options.now }));
+  // Publishing is pipelined: readers hold back behind an update still on its way.
+  const updates = orderedLog(rawLog, db);
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const queue = nats ? jetStreamQueue(nats) : memoryQueue(bus);
   const natsHealth = nats ? watchNats(nats) : undefined;
@@ -140,16 +151,27 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);
+  /** Wakes parked polls and webhook workers once updates are durable. */
+  const wake = async (botId: string, list: PendingUpdate[]) => {
+    const date = Math.floor(Date.now() / 1000);
+    const message: Wake = { update_id: list[list.length - 1]!.updateId };
+    // Parked polls answer from the wake-up itself, without reading the log again.
+    if (list.length <= WAKE_MAX_CARRIED) message.updates = list.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
+    await bus.publish(wakeSubject(botId), message);
+  };
   const sink: UpdateSink = {
-    async publishUpdate(update) {
-      await updates.append(update.botId, { update_id: update.updateId, payload: update.payload });
-      await bus.publish(wakeSubject(update.botId), { update_id: update.updateId });
+    async publishUpdates(botId, list) {
+      if (list.length === 0) return;
+      await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload })));
+      await wake(botId, list);
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };
+  const bots = botDirectory(db, bus, options.now);
   const actors = new ActorSystem({ onError: (name, err) => logger.error({ err, actor: name }, "actor message failed") });
   const stopping = new AbortController();
   const publishOutbox = createOutboxPublisher(db, sink);
+  const dispatch = createDispatcher({ bus, logger, publishUpTo: publishOutbox });
   const relay = startOutboxRelay(db, publishOutbox, logger, options.relayIntervalMs);
   // Rows a crashed process left behind are published before this one serves; if NATS or
   // the database is away right now, the periodic relay does it once they are back.
@@ -175,8 +197,23 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
     },
     limiter,
-    dispatch: createDispatcher({ bus, logger, publishUpTo: publishOutbox }),
+    dispatch,
     publishOutbox,
+    bots,
+    intake: {
+      db,
+      publishUpdates: async (botId, list) => {
+        sink.assertReachable();
+        await sink.publishUpdates(botId, list);
+      },
+      forgetPublished: (botId, updateIds) => {
+        // Left rows are republished by the relay (a repeat the log drops) and hold readers back meanwhile.
+        deleteOutboxRows(db, botId, updateIds).catch((err: unknown) => logger.warn({ err: String(err), botId }, "outbox cleanup failed"));
+      },
+      publishEvents: (effects) => void dispatch(effects),
+      // Embedded, the log is a table beside the messages: written in the same transaction.
+      logInTransaction: sqlLog && { append: sqlLog.appendWithin, wake },
+    },
     async health() {
       const [database, natsUp] = await Promise.all([db.ping(), natsHealth ? natsHealth.ping() : Promise.resolve(true)]);
       return { database, nats: natsUp };
@@ -185,6 +222,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     async close() {
       stopping.abort();
       relay.stop();
+      bots.close();
       await actors.close();
       await limiter.close();
       await leases.close();

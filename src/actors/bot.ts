@@ -9,10 +9,16 @@ import { randomUUID } from "node:crypto";
 import type { EventBus, Unsubscribe } from "../bus/bus.ts";
 import { conflict, rateLimited } from "../core/errors.ts";
 import type { LogUpdate, UpdateLog } from "../updates/log.ts";
-import { pollSubject, wakeSubject } from "../core/subjects.ts";
+import { pollSubject, wakeSubject, type Wake } from "../core/subjects.ts";
 
 /** Wake-ups arriving within this window are served by one read (the reference server batches 1 ms). */
 export const WAKE_BATCH_MS = 1;
+/**
+ * Why: a polling bot asks again within milliseconds of an answer; keeping its wake
+ * subscription this long after a poll ends spares the next poll a subscribe and a flush
+ * (a broker round trip), while a bot that stopped polling costs nothing soon after.
+ */
+export const WAKE_LINGER_MS = 5_000;
 
 const TERMINATED_BY_OTHER_POLL = "terminated by other get-updates request";
 
@@ -78,6 +84,7 @@ export interface BotActorDeps {
 export class BotActor {
   private parked: ParkedPoll | undefined;
   private subscriptions: Unsubscribe[] = [];
+  private lingerTimer: ReturnType<typeof setTimeout> | undefined;
   private wakeScheduled = false;
   private tokens: number;
   private tokensAt: number;
@@ -151,14 +158,16 @@ export class BotActor {
 
   onStop(): void {
     if (this.parked) this.finish(this.parked.id, []);
-    for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
+    this.unsubscribe();
   }
 
   private async listen(): Promise<void> {
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
     if (this.subscriptions.length > 0) return;
     const { bus, instanceId, stopping } = this.deps;
     this.subscriptions.push(
-      bus.subscribe(wakeSubject(this.botId), () => this.scheduleWake()),
+      bus.subscribe(wakeSubject(this.botId), (data) => this.self(async (actor) => actor.onWake(data as Wake))),
       bus.subscribe(pollSubject(this.botId), (data) => {
         const other = data as { instance?: string; poll?: string };
         if (other.instance !== instanceId) this.self(async (actor) => actor.terminateParked());
@@ -168,6 +177,18 @@ export class BotActor {
     stopping.addEventListener("abort", onStopping, { once: true });
     this.subscriptions.push(() => stopping.removeEventListener("abort", onStopping));
     await bus.flush();
+  }
+
+  /** Answers the parked poll straight from the wake-up when it carries exactly what the poll waits for. */
+  private onWake(wake: Wake): void {
+    const parked = this.parked;
+    if (!parked) return;
+    // Update ids start at 1: a poll from 0 waits for 1 first.
+    const from = Math.max(parked.fromUpdateId, 1);
+    const carried = wake.updates?.filter((u) => u.update_id >= from) ?? [];
+    const contiguous = carried.every((u, i) => u.update_id === from + i);
+    if (carried.length > 0 && contiguous) return this.finish(parked.id, carried.slice(0, parked.limit));
+    this.scheduleWake();
   }
 
   private scheduleWake(): void {
@@ -206,9 +227,20 @@ export class BotActor {
     this.quietIfIdle();
   }
 
-  /** Drops the bus subscriptions when nothing waits, so idle bots cost nothing. */
+  /** Drops the bus subscriptions a while after nothing waits, so idle bots cost nothing. */
   private quietIfIdle(): void {
-    if (this.parked) return;
+    if (this.parked || this.subscriptions.length === 0 || this.lingerTimer) return;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.self(async (actor) => {
+        if (!actor.parked) actor.unsubscribe();
+      });
+    }, WAKE_LINGER_MS);
+  }
+
+  private unsubscribe(): void {
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
     for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
   }
 }

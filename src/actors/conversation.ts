@@ -1,16 +1,17 @@
-// ConversationActor: serialises everything that changes one conversation (incoming
-// messages, bot and operator replies, the bot's edits and deletions, status moves, notes). One per (bot, chat_id);
+// ConversationActor: serialises the changes to one conversation that are not incoming
+// messages (bot and operator replies, the bot's edits and deletions, status moves, notes;
+// incoming messages are group-committed per bot by actors/intake.ts). One per (bot, chat_id);
 // each message is one database transaction whose effects are returned for dispatch
 // after commit.
 import type { Db, Queryable } from "../db/driver.ts";
 import type { DbBot } from "../db/bots.ts";
-import { findContactByKey, findContactsByIds, upsertContact, type ContactFields, type DbContact } from "../db/contacts.ts";
+import { findContactsByIds, type DbContact } from "../db/contacts.ts";
 import {
-  findConversationByChat, findConversationById, insertConversation, touchConversation, updateConversationMeta, updateHandledBy,
+  findConversationByChat, findConversationById, touchConversation, updateConversationMeta, updateHandledBy,
   type ConversationStatus, type DbConversation, type HandledBy,
 } from "../db/conversations.ts";
 import {
-  findMessageByClientId, findMessagesByIds, insertMessage, markMessageDeleted, updateMessageText, type DbMessage,
+  findMessagesByIds, insertMessage, markMessageDeleted, updateMessageText, type DbMessage,
 } from "../db/messages.ts";
 import { nextBotNumbers } from "../db/counters.ts";
 import { insertOutbox } from "../db/outbox.ts";
@@ -22,18 +23,6 @@ import type { MessageEntity, RuntimeCallbackQuery, RuntimeSender } from "../core
 import { insertCallbackQuery, pruneCallbackQueries } from "../db/callbacks.ts";
 import { CALLBACK_ANSWER_WINDOW_SECONDS } from "../core/limits.ts";
 
-export interface IncomingInput {
-  bot: DbBot;
-  channel: string;
-  text: string;
-  createdAt: Date;
-  contactKey: string;
-  contact: ContactFields;
-  fromId: string | null;
-  metadata: Record<string, unknown>;
-  clientMessageId: string | null;
-}
-
 export interface Accepted {
   message: DbMessage;
   conversation: DbConversation;
@@ -41,17 +30,14 @@ export interface Accepted {
   repeated: boolean;
 }
 
-/** Thrown inside a transaction to roll it back when a concurrent twin won the race. */
-class RepeatDetected extends Error {}
-
-/** Incoming messages reopen a conversation the operator had parked or closed. */
-const statusAfterIncoming = (s: ConversationStatus): ConversationStatus => (s === "waiting" || s === "closed" ? "open" : s);
 /**
  * Handoff: whether the conversation's messages, operator replies and button presses are
  * reported to the bot (as outbox rows → updates). False while a human has taken it over.
  */
 export const reportsToBot = (c: Pick<DbConversation, "handled_by">): boolean => c.handled_by === "bot";
 
+/** Incoming messages (and button presses) reopen a conversation the operator had parked or closed. */
+export const statusAfterIncoming = (s: ConversationStatus): ConversationStatus => (s === "waiting" || s === "closed" ? "open" : s);
 /** A reply from the operator or the bot means someone is handling it. */
 export const statusAfterReply = (s: ConversationStatus): ConversationStatus => (s === "new" ? "open" : s);
 
@@ -61,71 +47,6 @@ export class ConversationActor {
     readonly botId: string,
     readonly chatId: string,
   ) {}
-
-  async acceptIncoming(input: IncomingInput): Promise<{ accepted: Accepted; effects: Effects }> {
-    if (input.clientMessageId) {
-      const earlier = await this.earlierTwin(input.bot.id, input.clientMessageId);
-      if (earlier) return { accepted: earlier, effects: noEffects() };
-    }
-    try {
-      return await this.db.transaction((tx) => this.acceptInTx(tx, input));
-    } catch (err) {
-      if (!(err instanceof RepeatDetected)) throw err;
-      const earlier = await this.earlierTwin(input.bot.id, input.clientMessageId!);
-      if (!earlier) throw err;
-      return { accepted: earlier, effects: noEffects() };
-    }
-  }
-
-  private async earlierTwin(botId: string, clientMessageId: string): Promise<Accepted | undefined> {
-    const message = await findMessageByClientId(this.db, botId, clientMessageId);
-    if (!message) return undefined;
-    const conversation = (await findConversationById(this.db, message.conversation_id))!;
-    return { message, conversation, repeated: true };
-  }
-
-  private async acceptInTx(tx: Queryable, input: IncomingInput): Promise<{ accepted: Accepted; effects: Effects }> {
-    const { bot } = input;
-    const contact = await this.upsertContactInTx(tx, bot, input.contactKey, input.contact);
-    let conversation = await findConversationByChat(tx, bot.id, this.chatId);
-    let created = false;
-    if (!conversation) {
-      const { last_conversation_number: number } = await nextBotNumbers(tx, bot.id, ["last_conversation_number"]);
-      conversation = await insertConversation(tx, {
-        botId: bot.id, ownerId: bot.owner_id, number, chatId: this.chatId, channel: input.channel, contactId: contact.id,
-      });
-      // Another process created this chat between our read and insert: use theirs.
-      conversation ??= (await findConversationByChat(tx, bot.id, this.chatId))!;
-      created = conversation.number === number;
-    }
-    const report = reportsToBot(conversation);
-    const ids = (await nextBotNumbers(tx, bot.id, report ? ["last_message_id", "last_update_id"] : ["last_message_id"])) as Record<
-      "last_message_id" | "last_update_id", number>;
-    const message = await insertMessage(tx, {
-      botId: bot.id, ownerId: bot.owner_id, conversationId: conversation.id, messageId: ids.last_message_id,
-      direction: "in", sender: "user", contactId: contact.id, fromId: input.fromId, text: input.text,
-      replyMarkup: null, metadata: input.metadata, clientMessageId: input.clientMessageId, createdAt: input.createdAt,
-    });
-    if (!message) throw new RepeatDetected();
-    const before = conversation.status;
-    conversation = await touchConversation(tx, conversation.id, message.id, message.created_at, statusAfterIncoming(before), contact.id);
-    const effects = messageEffects(bot, conversation, contact, message, {
-      created, statusChanged: !created && before !== conversation.status,
-    });
-    if (report) {
-      const payload = { update_id: ids.last_update_id, message: runtimeMessage(message, conversation, contact) };
-      await insertOutbox(tx, bot.id, ids.last_update_id, payload);
-      effects.updates.push({ botId: bot.id, updateId: ids.last_update_id });
-    }
-    return { accepted: { message, conversation, repeated: false }, effects };
-  }
-
-  private async upsertContactInTx(tx: Queryable, bot: DbBot, key: string, fields: ContactFields): Promise<DbContact> {
-    const known = await findContactByKey(tx, bot.id, key);
-    if (known && !hasNews(known, fields)) return known;
-    const number = known?.number ?? (await nextBotNumbers(tx, bot.id, ["last_contact_number"])).last_contact_number;
-    return upsertContact(tx, bot.id, bot.owner_id, key, number, fields);
-  }
 
   /** Stores an operator's or the bot's outgoing message and moves `new` to `open`. */
   async storeOutgoing(
@@ -273,15 +194,4 @@ function changeEffects(
     conversation: toConversation(conversation, undefined, undefined), message: toMessage(message, conversation),
   });
   return effects;
-}
-
-function hasNews(known: DbContact, f: ContactFields): boolean {
-  return (
-    (f.externalUserId !== null && f.externalUserId !== known.external_user_id) ||
-    (f.firstName !== null && f.firstName !== known.first_name) ||
-    (f.lastName !== null && f.lastName !== known.last_name) ||
-    (f.name !== null && f.name !== known.name) ||
-    (f.email !== null && f.email !== known.email) ||
-    (f.phone !== null && f.phone !== known.phone)
-  );
 }

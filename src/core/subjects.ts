@@ -21,6 +21,15 @@ export const userEventsSubject = (userId: string) => `users.${userId}.events`;
 /** A bot's update log grew: wakes parked long polls and the webhook worker. */
 export const wakeSubject = (botId: string) => `updates.${botId}`;
 export const ALL_WAKE_SUBJECTS = "updates.*";
+/** Why: a wake-up must stay far below NATS's 1 MB message limit (100 texts of 4,096 characters fit); bigger batches wake with the id only. */
+export const WAKE_MAX_CARRIED = 100;
+/** What a wake-up carries, published once the updates are durable in the log. */
+export interface Wake {
+  /** The highest update_id just made durable. */
+  update_id: number;
+  /** The updates themselves (as the log returns them), ascending, when at most WAKE_MAX_CARRIED. */
+  updates?: { update_id: number; payload: Record<string, unknown>; date: number }[];
+}
 
 /** A newer long poll for the bot started somewhere: the older one ends with 409. */
 export const pollSubject = (botId: string) => `polls.${botId}`;
@@ -31,6 +40,10 @@ export const ALL_WEBHOOK_SUBJECTS = "webhooks.*";
 export interface WebhookChanged {
   dropped?: boolean;
 }
+
+/** A bot or its channels changed: every process forgets what it kept of it (domain/directory.ts). */
+export const botChangedSubject = (botId: string) => `bots.${botId}`;
+export const ALL_BOT_CHANGES = "bots.*";
 
 /** The bot id of a `<prefix>.<bot>` subject (wake-ups, webhook changes). */
 export const botOfSubject = (subject: string) => subject.split(".")[1]!;

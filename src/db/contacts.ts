@@ -14,7 +14,7 @@ export interface DbContact {
   created_at: Date;
 }
 
-const CONTACT_COLUMNS = `id, bot_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone, created_at`;
+export const CONTACT_COLUMNS = `id, bot_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone, created_at`;
 
 export interface ContactFields {
   externalUserId: string | null;

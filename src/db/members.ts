@@ -77,10 +77,6 @@ export async function listMembers(db: Queryable, botId: string): Promise<DbMembe
   );
 }
 
-export async function listMemberIds(db: Queryable, botId: string): Promise<string[]> {
-  const rows = await db.query<{ user_id: string }>(`select user_id from bot_members where bot_id = $1 order by user_id`, [botId]);
-  return rows.map((r) => r.user_id);
-}
 
 export async function findMember(db: Queryable, botId: string, userId: string): Promise<DbMember | undefined> {
   const rows = await db.query<DbMember>(

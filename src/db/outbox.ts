@@ -12,6 +12,35 @@ export async function insertOutbox(db: Queryable, botId: string, updateId: numbe
   await db.query(`insert into outbox (bot_id, update_id, payload) values ($1, $2, $3::text::jsonb)`, [botId, updateId, json(payload)]);
 }
 
+/** A batch's updates, one statement; payloads are JSON text. */
+export async function insertOutboxRows(db: Queryable, botId: string, rows: { updateId: number; payload: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `insert into outbox (bot_id, update_id, payload) select $1::uuid, v.update_id, v.payload::jsonb
+     from unnest($2::int8[], $3::text[]) as v(update_id, payload)`,
+    [botId, rows.map((r) => r.updateId), rows.map((r) => r.payload)],
+  );
+}
+
+/** Rows whose updates are durable in the log. */
+export async function deleteOutboxRows(db: Queryable, botId: string, updateIds: number[]): Promise<void> {
+  if (updateIds.length === 0) return;
+  await db.query(`delete from outbox where bot_id = $1 and update_id = any($2::int8[])`, [botId, updateIds]);
+}
+
+/** The lowest committed, unpublished update_id in [from, to) that is not among `present`. */
+export async function firstUnpublishedUpdateId(
+  db: Queryable, botId: string, from: number, to: number, present: number[],
+): Promise<number | undefined> {
+  const rows = await db.query<{ update_id: number | null }>(
+    `select min(update_id) as update_id from outbox
+     where bot_id = $1 and update_id >= $2 and update_id < $3 and update_id <> all($4::int8[])`,
+    [botId, from, to, present],
+  );
+  const id = rows[0]?.update_id;
+  return id === null || id === undefined ? undefined : Number(id);
+}
+
 /** Once update N is durable in the log, so is every update of the bot below it. */
 export async function deleteOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number): Promise<void> {
   await db.query(`delete from outbox where bot_id = $1 and update_id <= $2`, [botId, uptoUpdateId]);

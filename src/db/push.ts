@@ -43,6 +43,16 @@ export async function listPushSubscriptions(db: Queryable, userId: string): Prom
   return db.query<DbPushSubscription>(`select ${COLUMNS} from push_subscriptions where user_id = $1 order by created_at`, [userId]);
 }
 
+/** Members of the bot with at least one push subscription: the only ones a new message concerns. */
+export async function listSubscribedMemberIds(db: Queryable, botId: string): Promise<string[]> {
+  const rows = await db.query<{ user_id: string }>(
+    `select m.user_id from bot_members m where m.bot_id = $1
+       and exists (select 1 from push_subscriptions s where s.user_id = m.user_id)`,
+    [botId],
+  );
+  return rows.map((r) => r.user_id);
+}
+
 export async function removePushSubscription(db: Queryable, id: string): Promise<void> {
   await db.query(`delete from push_subscriptions where id = $1`, [id]);
 }

@@ -9,6 +9,7 @@ import { countCannedReplies, deleteCannedReply, insertCannedReply, listCannedRep
 import type { Db, Queryable } from "../db/driver.ts";
 import { listMembers, type MemberRole } from "../db/members.ts";
 import { announceBotsChanged, requireMember } from "./members.ts";
+import type { BotDirectory } from "./directory.ts";
 
 /** Why: a list an operator can scan after typing "/"; beyond it the shortcuts stop being shortcuts. */
 export const MAX_CANNED_REPLIES_PER_BOT = 200;
@@ -34,7 +35,7 @@ export async function removeCannedReply(db: Queryable, userId: string, botId: st
   return true;
 }
 
-type BotDeps = { db: Db; bus: EventBus; updates: UpdateLog };
+type BotDeps = { db: Db; bus: EventBus; updates: UpdateLog; bots: BotDirectory };
 
 export async function renameBot(
   deps: BotDeps, userId: string, botId: string, patch: { name?: string; description?: string },
@@ -44,6 +45,7 @@ export async function renameBot(
   if (name === "") throw badRequest("name: must not be blank");
   const row = await updateBotProfile(deps.db, bot.id, name ?? null, patch.description ?? null);
   if (!row) throw notFound("bot");
+  await deps.bots.changed(bot.id).catch(() => undefined);
   const members = await listMembers(deps.db, bot.id);
   await announceBotsChanged(deps.bus, members.map((m) => m.user_id).filter((id) => id !== userId), bot.id).catch(() => undefined);
   return { ...row, role: bot.role };
@@ -63,6 +65,8 @@ export async function removeBot(deps: BotDeps, userId: string, botId: string): P
   const dropped: WebhookChanged = { dropped: true };
   await Promise.allSettled([
     deps.updates.drop(bot.id),
+    // Public requests in every process stop finding it (a kept copy would only reach its deleted row).
+    deps.bots.changed(bot.id),
     deps.bus.publish(webhookChangedSubject(bot.id), dropped),
     announceBotsChanged(deps.bus, members.map((m) => m.user_id), bot.id),
   ]);

@@ -1,8 +1,11 @@
-// The conversation write path: every change to a conversation is one ConversationActor
-// message (one transaction) followed by the dispatch of its effects, here and nowhere
-// else, so no caller can forget the dispatch. Intake (API, widget, form plugin), the bot's
-// send/edit/delete, the operator's reply and status/note all go through this module.
-import { ConversationActor, type Accepted, type IncomingInput } from "../actors/conversation.ts";
+// The conversation write path: incoming messages are group-committed per bot (IntakeActor);
+// every other change to a conversation is one ConversationActor message (one transaction)
+// followed by the dispatch of its effects, here and nowhere else, so no caller can forget it.
+// Intake (API, widget, form plugin), the bot's send/edit/delete, the operator's reply and
+// status/note all go through this module.
+import { ConversationActor, type Accepted } from "../actors/conversation.ts";
+import { IntakeActor, type IntakeDeps } from "../actors/intake.ts";
+import type { IncomingInput } from "../actors/intake-plan.ts";
 import type { ActorSystem } from "../actors/system.ts";
 import type { Effects } from "../core/events.ts";
 import type { DbBot } from "../db/bots.ts";
@@ -20,6 +23,8 @@ export interface ConversationDeps {
   /** Carries out a committed change's events and updates. */
   dispatch(effects: Effects): Promise<void>;
   publishOutbox: PublishUpTo;
+  /** What the per-bot group commit of incoming messages needs. */
+  intake: IntakeDeps;
 }
 
 type BotRef = Pick<DbBot, "id" | "owner_id">;
@@ -30,12 +35,14 @@ export function conversationActor(deps: Pick<ConversationDeps, "db" | "actors">,
 
 /** A message from a person, whatever the channel: stored once, its update durable before it is acknowledged. */
 export async function takeIn(deps: ConversationDeps, chatId: string, input: IncomingInput): Promise<Accepted> {
-  const { accepted, effects } = await conversationActor(deps, input.bot.id, chatId).ask((actor) => actor.acceptIncoming(input));
-  await deps.dispatch(effects);
+  const botId = input.bot.id;
+  const intake = deps.actors.actorOf("intake", botId, () => new IntakeActor(deps.intake, botId));
+  const { accepted } = await intake.ask((actor) => actor.submit({ chatId, input }));
+  const result = await accepted;
   // The first attempt may have committed and then failed to publish (NATS away, a crash):
   // a repeat is acknowledged only once the bot's committed updates are durable in the log.
-  if (accepted.repeated) await deps.publishOutbox(input.bot.id);
-  return accepted;
+  if (result.repeated) await deps.publishOutbox(botId);
+  return result;
 }
 
 /** The bot's message into an existing chat (moves new → open, reaches the channel and live views). */

@@ -6,8 +6,8 @@ import type { Accepted } from "../actors/conversation.ts";
 import { badRequest, forbidden, notFound } from "../core/errors.ts";
 import { MAX_TEXT_LENGTH } from "../core/limits.ts";
 import type { ChannelType, Message } from "../core/records.ts";
-import { findBotById, findBotByWidgetKey, type DbBot } from "../db/bots.ts";
-import { findChannel } from "../db/channels.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { BotDirectory } from "./directory.ts";
 import type { ContactFields } from "../db/contacts.ts";
 import { findConversationByChat } from "../db/conversations.ts";
 import type { Db } from "../db/driver.ts";
@@ -68,10 +68,10 @@ const MILLISECOND_THRESHOLD = 1e12;
 export const PUBLIC_HISTORY_CHANNELS: ReadonlySet<string> = new Set(["web", "website", "widget"]);
 
 /** bot_id or widget_key; both must name the same bot; neither is 400; unknown is 404. */
-export async function selectBot(platform: { db: Db }, botId: string | undefined, widgetKey: string | undefined): Promise<DbBot> {
+export async function selectBot(platform: { bots: BotDirectory }, botId: string | undefined, widgetKey: string | undefined): Promise<DbBot> {
   if (!botId && !widgetKey) throw badRequest("bot_id or widget_key is required");
-  const byId = botId ? await findBotById(platform.db, botId) : undefined;
-  const byKey = widgetKey ? await findBotByWidgetKey(platform.db, widgetKey) : undefined;
+  const byId = botId ? await platform.bots.byId(botId) : undefined;
+  const byKey = widgetKey ? await platform.bots.byWidgetKey(widgetKey) : undefined;
   if (botId && widgetKey && byId && byKey && byId.id !== byKey.id) throw badRequest("bot_id and widget_key name different bots");
   const bot = byId ?? byKey;
   if (!bot || (botId && !byId) || (widgetKey && !byKey)) throw notFound("bot");
@@ -79,8 +79,8 @@ export async function selectBot(platform: { db: Db }, botId: string | undefined,
 }
 
 /** An inactive channel refuses incoming traffic; a never-configured one is active. */
-export async function requireActiveChannel(platform: { db: Db }, botId: string, channel: ChannelType): Promise<void> {
-  const row = await findChannel(platform.db, botId, channel);
+export async function requireActiveChannel(platform: { bots: BotDirectory }, botId: string, channel: ChannelType): Promise<void> {
+  const row = await platform.bots.channel(botId, channel);
   if (row && !row.is_active) throw forbidden(`channel ${channel} is disabled for this bot`);
 }
 
@@ -116,7 +116,7 @@ export function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean
 
 /** `bot` is the one the request names, already limited and origin-checked (http/public.ts). */
 export async function acceptMessage(
-  platform: ConversationDeps, bot: DbBot, body: IncomingMessage, idempotencyKey: string | undefined,
+  platform: ConversationDeps & { bots: BotDirectory }, bot: DbBot, body: IncomingMessage, idempotencyKey: string | undefined,
 ): Promise<AcceptedMessage> {
   const plan = planIncoming(body, !body.bot_id);
   await requireActiveChannel(platform, bot.id, plan.channel);
@@ -171,7 +171,7 @@ export function renderForm(form: FormSubmission): string {
 }
 
 /** `bot` is the one the integration_key names, already limited (http/public.ts). */
-export async function acceptFormSubmission(platform: ConversationDeps, bot: DbBot, form: FormSubmission): Promise<AcceptedMessage> {
+export async function acceptFormSubmission(platform: ConversationDeps & { bots: BotDirectory }, bot: DbBot, form: FormSubmission): Promise<AcceptedMessage> {
   await requireActiveChannel(platform, bot.id, "sitecms");
   const chatId = formChatId(form);
   const email = form.contact_email?.trim() ?? null;

@@ -3,7 +3,6 @@
 // config is protected by the services, which refuse other origins with 403 (see
 // checkWidgetOrigin). The answer always names the caller's origin so that even a 403 or
 // 429 is readable by the widget instead of surfacing as an opaque network error.
-import { findChannel } from "../db/channels.ts";
 import { forbidden } from "../core/errors.ts";
 import type { Platform } from "../platform.ts";
 import { feature } from "./feature.ts";
@@ -70,7 +69,7 @@ export function allowedOrigins(config: Record<string, unknown> | undefined): str
  */
 export async function checkWidgetOrigin(platform: Platform, botId: string, origin: string | null): Promise<void> {
   if (origin === null) return;
-  const allowed = allowedOrigins((await findChannel(platform.db, botId, "widget"))?.config);
+  const allowed = allowedOrigins((await platform.bots.channel(botId, "widget"))?.config);
   requireListedOrigin(allowed, origin);
 }
 

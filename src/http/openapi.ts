@@ -1,5 +1,7 @@
 import { feature } from "./feature.ts";
 import { openapi } from "@elysiajs/openapi";
+// After the plugin: it registers slow format checks that this module replaces.
+import "./formats.ts";
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";

@@ -10,8 +10,8 @@ import { eventSubject } from "../core/subjects.ts";
 import type { Logger } from "../logger.ts";
 
 export interface UpdateSink {
-  /** Makes the update durable in the log (and wakes pollers); resolves when it is. */
-  publishUpdate(update: PendingUpdate): Promise<void>;
+  /** Makes the bot's updates durable in the log (pipelined, in this order) and wakes pollers; resolves when they are. */
+  publishUpdates(botId: string, updates: PendingUpdate[]): Promise<void>;
   /** Throws at once (an `unavailable` AppError) when the log cannot be reached now, instead of waiting for a timeout. */
   assertReachable(): void;
 }
@@ -34,13 +34,11 @@ interface BotPump {
 }
 
 /**
- * Every publish of a bot's updates in this process (requests, the relay, idempotent repeats)
- * goes through one pump per bot that lists the outbox and publishes in update_id order,
- * each row only after the one before it is durable. Transactions take update_ids under the
- * bot row's lock, so when update N has committed every update below N has too and is
- * either still in the outbox (and listed before N) or already in the log: the log never
- * holds N without everything below it, whichever process publishes, and a reader that
- * confirms past N can never have skipped an update still on its way.
+ * The relay's and idempotent repeats' publishes of a bot's committed outbox rows (new
+ * messages publish their own batch, actors/intake.ts) go through one pump per bot that lists
+ * the outbox in update_id order and publishes a round pipelined. A round's rows may land
+ * out of order if it fails half-way; readers hold back behind such a gap while the missing
+ * update is still in the outbox (ordered-log.ts), so no reader skips an update on its way.
  *
  * Callers that arrive while a round runs are served together by the next round, so a
  * request waits at most for two rounds, not for a queue of them.
@@ -51,16 +49,11 @@ export function createOutboxPublisher(db: Db, sink: UpdateSink): PublishUpTo {
   async function publishRound(botId: string, upto: number): Promise<void> {
     for (;;) {
       const rows = await listBotOutboxUpTo(db, botId, upto, PUBLISH_ROUND_ROWS);
-      if (rows.length) sink.assertReachable();
-      let published = -1;
-      try {
-        for (const row of rows) {
-          await sink.publishUpdate({ botId, updateId: row.update_id, payload: row.payload });
-          published = row.update_id;
-        }
-      } finally {
+      if (rows.length) {
+        sink.assertReachable();
+        await sink.publishUpdates(botId, rows.map((row) => ({ botId, updateId: row.update_id, payload: row.payload })));
         // Rows below a published one are durable too (published before it, or by another process).
-        if (published >= 0) await deleteOutboxUpTo(db, botId, published);
+        await deleteOutboxUpTo(db, botId, rows[rows.length - 1]!.update_id);
       }
       if (rows.length < PUBLISH_ROUND_ROWS) return;
     }

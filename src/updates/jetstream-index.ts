@@ -29,6 +29,11 @@ export const HDR_APPENDED_AT = "Appended-At";
 const WALK_MAX_MESSAGES = 8;
 /** Why: a scan consumer left behind by a crashed process is removed by the server soon after. */
 const SCAN_CONSUMER_IDLE_MS = 30 * 1000;
+/**
+ * Why: a backlog's first read (a webhook worker starting on many bots) gets the bodies with
+ * the scan instead of one request per update; beyond this many a read fetches the rest itself.
+ */
+const SCAN_MAX_BODIES = 1000;
 /** Why: bounds the index's memory; a bot pushed out is simply rescanned on its next read. */
 const MAX_INDEXED_BOTS = 10_000;
 
@@ -131,7 +136,9 @@ export class StreamIndex {
 
   private async walk(botId: string, idx: BotIndex): Promise<Map<number, Uint8Array>> {
     const fetched = new Map<number, Uint8Array>();
-    for (let i = 0; i < WALK_MAX_MESSAGES; i++) {
+    // A bot never indexed here may have any backlog: one consumer reads it all at once.
+    const steps = idx.lastSeq === 0 ? 0 : WALK_MAX_MESSAGES;
+    for (let i = 0; i < steps; i++) {
       let sm;
       try {
         sm = await this.jsm.streams.getMessage(this.stream, nextBySubject(this.subjectOf(botId), idx.lastSeq + 1));
@@ -146,18 +153,17 @@ export class StreamIndex {
       }
       idx.lastSeq = sm.seq;
     }
-    await this.scan(botId, idx);
+    await this.scan(botId, idx, fetched);
     return fetched;
   }
 
-  /** The rest of a large backlog: one headers-only consumer from the next sequence. */
-  private async scan(botId: string, idx: BotIndex): Promise<void> {
+  /** The rest of a large backlog: one consumer from the next sequence (bodies kept up to SCAN_MAX_BODIES). */
+  private async scan(botId: string, idx: BotIndex, fetched: Map<number, Uint8Array>): Promise<void> {
     const info = await this.jsm.consumers.add(this.stream, {
       filter_subject: this.subjectOf(botId),
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: idx.lastSeq + 1,
       ack_policy: AckPolicy.None,
-      headers_only: true,
       mem_storage: true,
       inactive_threshold: nanos(SCAN_CONSUMER_IDLE_MS),
     });
@@ -167,7 +173,10 @@ export class StreamIndex {
       if (info.num_pending === 0) return;
       for await (const m of this.js.fetch(this.stream, info.name, { batch: info.num_pending, no_wait: true })) {
         const e = entryOf(m.seq, m.headers);
-        if (e) idx.entries.push(e);
+        if (e) {
+          idx.entries.push(e);
+          if (fetched.size < SCAN_MAX_BODIES) fetched.set(m.seq, m.data);
+        }
         idx.lastSeq = Math.max(idx.lastSeq, m.seq);
       }
     } finally {

@@ -169,17 +169,25 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
     if (seq > 1) await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(botId), seq });
   }
 
-  return {
+  const log: UpdateLog = {
     async append(botId, update) {
+      await log.appendMany(botId, [update]);
+    },
+
+    async appendMany(botId, updates) {
       ensureOpen();
-      const h = natsHeaders();
-      h.set(HDR_UPDATE_ID, String(update.update_id));
-      h.set(HDR_APPENDED_AT, String(now()));
-      await js.publish(updatesSubject(botId), codec.encode(update.payload), {
-        msgID: `${botId}:${update.update_id}`,
-        headers: h,
-        expect: { streamName: UPDATES_STREAM },
-      });
+      // Issued back to back on one connection, so JetStream stores them in this order; the
+      // acks are awaited together.
+      await Promise.all(updates.map((update) => {
+        const h = natsHeaders();
+        h.set(HDR_UPDATE_ID, String(update.update_id));
+        h.set(HDR_APPENDED_AT, String(now()));
+        return js.publish(updatesSubject(botId), codec.encode(update.payload), {
+          msgID: `${botId}:${update.update_id}`,
+          headers: h,
+          expect: { streamName: UPDATES_STREAM },
+        });
+      }));
     },
 
     async read(botId, fromUpdateId, limit) {
@@ -225,4 +233,5 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       await index.close();
     },
   };
+  return log;
 }

@@ -15,9 +15,20 @@ export interface LogUpdate {
   date: number;
 }
 
+export interface NewUpdate {
+  update_id: number;
+  payload: Record<string, unknown>;
+}
+
 export interface UpdateLog {
   /** Durable when it resolves; idempotent per (botId, update_id). */
-  append(botId: string, update: { update_id: number; payload: Record<string, unknown> }): Promise<void>;
+  append(botId: string, update: NewUpdate): Promise<void>;
+  /**
+   * Appends in the order given, pipelined: durable when it resolves. Should it fail, a later
+   * one may be stored without an earlier one; readers hold back behind such a gap while the
+   * missing update is still committed and unpublished (outbox/ordered-log.ts).
+   */
+  appendMany(botId: string, updates: NewUpdate[]): Promise<void>;
   /** Unconfirmed, unexpired updates with update_id >= fromUpdateId, ascending, each once. */
   read(botId: string, fromUpdateId: number, limit: number): Promise<LogUpdate[]>;
   /**

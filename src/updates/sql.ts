@@ -1,7 +1,7 @@
 // The update log as a table in the SQL database (embedded default; sql/090_update_log.sql).
-import type { Db } from "../db/driver.ts";
+import type { Db, Queryable } from "../db/driver.ts";
 import { json } from "../db/driver.ts";
-import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
+import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type NewUpdate, type UpdateLog } from "./log.ts";
 
 /** Why: expired rows of bots nobody reads or confirms any more must not pile up; hourly is plenty for a 24 h window. */
 export const SWEEP_INTERVAL_MS = 3600 * 1000;
@@ -12,6 +12,11 @@ export interface SqlLogOptions extends LogOptions {
 }
 
 export interface SqlUpdateLog extends UpdateLog {
+  /**
+   * Appends as part of the caller's transaction in the same database: the update is durable
+   * exactly when the message that caused it is, so no outbox row and no publish step.
+   */
+  appendWithin(tx: Queryable, botId: string, updates: NewUpdate[]): Promise<void>;
   /** Deletes every expired update of every bot; returns how many. */
   sweep(): Promise<number>;
 }
@@ -34,14 +39,24 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
 
   const log: SqlUpdateLog = {
     async append(botId, update) {
+      await log.appendMany(botId, [update]);
+    },
+
+    async appendMany(botId, updates) {
+      await log.appendWithin(db, botId, updates);
+    },
+
+    async appendWithin(tx, botId, updates) {
+      if (updates.length === 0) return;
       // A re-append below the watermark is skipped here; one racing a confirm may still slip
       // in, which is why every read also filters on the watermark.
-      await db.query(
+      await tx.query(
         `insert into update_log (bot_id, update_id, payload, appended_at)
-         select $1::uuid, $2::int8, $3::text::jsonb, $4::timestamptz
-         where $2::int8 >= ${WATERMARK}
+         select $1::uuid, v.update_id, v.payload::jsonb, $4::timestamptz
+         from unnest($2::int8[], $3::text[]) as v(update_id, payload)
+         where v.update_id >= ${WATERMARK}
          on conflict (bot_id, update_id) do nothing`,
-        [botId, update.update_id, json(update.payload), new Date(now()).toISOString()],
+        [botId, updates.map((u) => u.update_id), updates.map((u) => json(u.payload)), new Date(now()).toISOString()],
       );
     },
 

@@ -4,7 +4,7 @@ import { PushActor, type PushDeps } from "../delivery/push.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import type { Platform } from "../platform.ts";
 import { loadVapidKeys } from "../delivery/vapid.ts";
-import { listMemberIds } from "../db/members.ts";
+import { listSubscribedMemberIds } from "../db/push.ts";
 
 export const PUSH_CONSUMER = "push-worker";
 
@@ -28,10 +28,21 @@ export async function startPushWorker(platform: Platform, options: PushWorkerOpt
     policy: { allowPrivate: config.allowPrivateWebhooks },
     publicUrl: config.publicUrl,
   };
+  // Events of one bot arriving while its look-up runs share that look-up: a busy bot costs a
+  // query per burst, not per message, and nobody is told late (nothing is kept after it answers).
+  const lookups = new Map<string, Promise<string[]>>();
+  const subscribedMembers = (botId: string): Promise<string[]> => {
+    let ids = lookups.get(botId);
+    if (!ids) {
+      ids = listSubscribedMemberIds(db, botId).finally(() => lookups.delete(botId));
+      lookups.set(botId, ids);
+    }
+    return ids;
+  };
   const handle = async (event: PlatformEvent): Promise<void> => {
     if (event.message?.direction !== "in") return;
     // Every member of the bot (owner and operators) is notified on their own subscriptions.
-    const members = await listMemberIds(db, event.bot_id);
+    const members = await subscribedMembers(event.bot_id);
     await Promise.all(members.map((userId) =>
       platform.actors.actorOf("push", userId, () => new PushActor(deps, userId)).ask((a) => a.notify(event))));
   };

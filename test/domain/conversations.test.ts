@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { findBotById, type DbBot } from "../../src/db/bots.ts";
 import { findConversationByChat } from "../../src/db/conversations.ts";
 import { deleteFromBot, editFromBot, replyAsOperator, sendFromBot, setStatusAndNote, takeIn } from "../../src/domain/conversations.ts";
-import type { IncomingInput } from "../../src/actors/conversation.ts";
+import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import { createTestBot, registerUser, testClient, type Client } from "../support/harness.ts";
 
 let client: Client;

@@ -1,7 +1,8 @@
 // The outbox rule (DESIGN §2): a committed message whose update never reached the log (the
 // process died between commit and publish) is republished by the relay, exactly once.
 import { describe, expect, test } from "bun:test";
-import { ConversationActor } from "../../src/actors/conversation.ts";
+import { IntakeActor } from "../../src/actors/intake.ts";
+import type { CommittedUpdate } from "../../src/core/events.ts";
 import { findBotById } from "../../src/db/bots.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
 
@@ -10,27 +11,45 @@ async function clientWithBot(): Promise<{ client: Client; bot: TestBot }> {
   return { client, bot: await createTestBot(client, await registerUser(client)) };
 }
 
-/** Commits an incoming message as a request would, then "crashes": its effects are never dispatched. */
+/** Commits an incoming message as a request would, then "crashes": its update is never published. */
 async function commitUnpublished(client: Client, bot: TestBot, chatId: string, text: string, clientMessageId: string | null = null) {
   const row = (await findBotById(client.platform.db, bot.id))!;
-  return new ConversationActor(client.platform.db, bot.id, chatId).acceptIncoming({
-    bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
-    contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
-    fromId: null, metadata: clientMessageId ? { client_message_id: clientMessageId } : {}, clientMessageId,
+  const updates: CommittedUpdate[] = [];
+  const crashing = new IntakeActor({
+    db: client.platform.db,
+    publishUpdates: async (_botId, list) => {
+      updates.push(...list.map(({ botId, updateId }) => ({ botId, updateId })));
+      throw new Error("the process died before publishing");
+    },
+    forgetPublished: () => {},
+    publishEvents: () => {},
+  }, bot.id);
+  const { accepted } = crashing.submit({
+    chatId,
+    input: {
+      bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
+      contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+      fromId: null, metadata: clientMessageId ? { client_message_id: clientMessageId } : {}, clientMessageId,
+    },
   });
+  await expect(accepted).rejects.toThrow("the process died before publishing");
+  const [message] = await client.platform.db.query<{ message_id: number }>(
+    `select message_id from messages where bot_id = $1 order by message_id desc limit 1`, [bot.id],
+  );
+  return { messageId: Number(message!.message_id), effects: { events: [], updates } };
 }
 
 describe("outbox relay", () => {
   test("an update committed but never published appears exactly once after a restart", async () => {
     const { client, bot } = await clientWithBot();
-    const { accepted } = await commitUnpublished(client, bot, "crash-chat", "survives the crash");
+    const { messageId } = await commitUnpublished(client, bot, "crash-chat", "survives the crash");
     const before = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(before.body.result).toEqual([]);
 
     const restarted = await testClient(); // opening a platform runs the relay before serving
     const after = await restarted.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(after.body.result.map((u: any) => u.message.text)).toEqual(["survives the crash"]);
-    expect(after.body.result[0].message.message_id).toBe(String(accepted.message.message_id));
+    expect(after.body.result[0].message.message_id).toBe(String(messageId));
 
     // A second relay (another process, or a late retry) must not produce a repeat.
     await restarted.platform.relay.runOnce(0);

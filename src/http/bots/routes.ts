@@ -81,7 +81,11 @@ export const botRoutes = (platform: Platform) =>
     })
     .post(
       "/:id/token",
-      async ({ user, params }) => ok(await rotateToken(platform.db, platform.secretBox, user.id, params.id)),
+      async ({ user, params }) => {
+        const bot = await rotateToken(platform.db, platform.secretBox, user.id, params.id);
+        await platform.bots.changed(bot.id);
+        return ok(bot);
+      },
       {
         user: true,
         params: BotIdParams,

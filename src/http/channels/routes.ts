@@ -28,7 +28,10 @@ export const channelRoutes = (platform: Platform) =>
       "/:id/channels",
       async ({ user, params, body }) => {
         const bot = await requireMember(platform.db, user.id, params.id, "owner");
-        return ok(await updateChannel(platform.db, platform.config, bot.id, body.channel_type, body.is_active, body.config));
+        const channel = await updateChannel(platform.db, platform.config, bot.id, body.channel_type, body.is_active, body.config);
+        // Public requests in every process see the new state from now on.
+        await platform.bots.changed(bot.id);
+        return ok(channel);
       },
       {
         user: true,

@@ -1,0 +1,239 @@
+// IntakeActor: one per bot per process; group commit for the bot's incoming messages. Every
+// message that arrives while a batch is being written waits for the next batch, and a batch
+// is ONE transaction (a handful of statements whatever its size: arrays unnested
+// server-side, pipelined on the connection) followed by one pipelined publish of its updates.
+// Each request is answered when its batch is committed and durable in the update log.
+//
+// The queue is the actor's mailbox: batches run one at a time, outside the actor system's
+// per-message mailbox so that a request only waits for the batch in flight, never a queue.
+import type { ActorHooks } from "./system.ts";
+import type { Db, Queryable } from "../db/driver.ts";
+import type { NewUpdate } from "../updates/log.ts";
+import type { DbContact } from "../db/contacts.ts";
+import type { DbConversation } from "../db/conversations.ts";
+import {
+  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, insertConversations,
+  insertIncomingMessages, lockBotCounters, setBotCounters, touchConversationsForIncoming, upsertContacts,
+} from "../db/intake.ts";
+import { insertOutboxRows } from "../db/outbox.ts";
+import { toConversation, toMessage } from "../db/view.ts";
+import { isDependencyOutage, notFound } from "../core/errors.ts";
+import { noEffects, type Effects, type PendingUpdate } from "../core/events.ts";
+import { json } from "../db/driver.ts";
+import type { Accepted } from "./conversation.ts";
+import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
+
+/**
+ * Why: bounds one transaction (its statements, how long it holds the bot row's lock, one
+ * batch's memory); a busier bot simply runs full batches back to back.
+ */
+export const MAX_INTAKE_BATCH = 256;
+
+export interface IntakeDeps {
+  db: Db;
+  /** Makes a batch's committed updates durable in the log and wakes pollers; resolves when they are. */
+  publishUpdates(botId: string, updates: PendingUpdate[]): Promise<void>;
+  /** Removes published rows from the outbox; nobody waits for it (the relay republishes what is left). */
+  forgetPublished(botId: string, updateIds: number[]): void;
+  /** Live views and push (best effort, after commit). */
+  publishEvents(effects: Effects): void;
+  /**
+   * Present when the update log lives in the same database (embedded): updates are written
+   * by the batch's own transaction instead of through the outbox, and after commit pollers
+   * are only woken (`wake`), nothing is published.
+   */
+  logInTransaction?: {
+    append(tx: Queryable, botId: string, updates: NewUpdate[]): Promise<void>;
+    wake(botId: string, updates: PendingUpdate[]): Promise<void>;
+  };
+}
+
+interface Waiting {
+  item: IntakeItem;
+  resolve(accepted: Accepted): void;
+  reject(err: unknown): void;
+}
+
+interface Committed {
+  plan: BatchPlan;
+  conversations: Map<string, DbConversation>;
+  contacts: Map<string, DbContact>;
+}
+
+export class IntakeActor implements ActorHooks {
+  private waiting: Waiting[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: IntakeDeps,
+    readonly botId: string,
+  ) {}
+
+  /** Wrapped: a bare promise would be adopted by ask(), holding the mailbox until the batch is written. */
+  submit(item: IntakeItem): { accepted: Promise<Accepted> } {
+    const accepted = new Promise<Accepted>((resolve, reject) => this.waiting.push({ item, resolve, reject }));
+    this.kick();
+    return { accepted };
+  }
+
+  async onStop(): Promise<void> {
+    await this.running;
+  }
+
+  /**
+   * Batch N+1 commits while batch N's updates are being published: a hot bot's throughput is
+   * not the sum of both round trips. At most one batch publishes at a time, in order (a gap
+   * between two batches is held back by readers until it closes, outbox/ordered-log.ts).
+   */
+  private kick(): void {
+    if (this.running) return;
+    this.running = (async () => {
+      let publishing: Promise<void> = Promise.resolve();
+      for (await eventLoopTurn(); this.waiting.length; await eventLoopTurn()) {
+        const batch = this.waiting.splice(0, MAX_INTAKE_BATCH);
+        const committed = await this.commitOrAnswer(batch);
+        await publishing;
+        publishing = committed ? this.publishAndAnswer(batch, committed) : Promise.resolve();
+      }
+      await publishing;
+      this.running = undefined;
+      // Work that arrived while the last publish was awaited.
+      if (this.waiting.length) this.kick();
+    })();
+  }
+
+  /** The batch's transaction; on failure every request of it is answered here and undefined returned. */
+  private async commitOrAnswer(batch: Waiting[]): Promise<Committed | undefined> {
+    try {
+      return await this.commit(batch.map((w) => w.item));
+    } catch (err) {
+      // One bad row must not fail its neighbours: alone, only it fails. An outage fails them all.
+      if (batch.length > 1 && !isDependencyOutage(err)) {
+        for (const w of batch) {
+          const committed = await this.commitOrAnswer([w]);
+          if (committed) await this.publishAndAnswer([w], committed);
+        }
+        return undefined;
+      }
+      for (const w of batch) w.reject(err);
+      return undefined;
+    }
+  }
+
+  /** Never throws: every request of the batch is answered. */
+  private async publishAndAnswer(batch: Waiting[], committed: Committed): Promise<void> {
+    const { plan } = committed;
+    const answers = plan.outcomes.map((outcome) => (outcome.kind === "new" ? this.acceptedNew(committed, outcome.index) : undefined));
+    this.deps.publishEvents(this.effectsOf(committed));
+    const updates = plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload }));
+    let publishError: unknown;
+    const inTransaction = this.deps.logInTransaction;
+    if (updates.length && inTransaction) {
+      // Durable with the commit; a lost wake-up only delays a poll until its next read.
+      await inTransaction.wake(this.botId, updates).catch(() => undefined);
+    } else if (updates.length) {
+      try {
+        await this.deps.publishUpdates(this.botId, updates);
+        this.deps.forgetPublished(this.botId, updates.map((u) => u.updateId));
+      } catch (err) {
+        // Committed: the relay publishes them later; the sender retries and gets its repeat.
+        publishError = err;
+      }
+    }
+    plan.outcomes.forEach((outcome, i) => {
+      const w = batch[i]!;
+      if (outcome.kind === "repeat") {
+        return w.resolve({ message: outcome.message, conversation: committed.conversations.get(outcome.message.conversation_id)!, repeated: true });
+      }
+      if (publishError !== undefined) return w.reject(publishError);
+      const first = outcome.kind === "new" ? answers[i]! : answers[outcome.item];
+      if (!first) return w.reject(new Error("a repeat's first request has no answer"));
+      w.resolve(outcome.kind === "new" ? first : { ...first, repeated: true });
+    });
+  }
+
+  private async commit(items: IntakeItem[]): Promise<Committed> {
+    const { db } = this.deps;
+    const bot = items[0]!.input.bot;
+    const clientIds = [...new Set(items.map((i) => i.input.clientMessageId).filter((id): id is string => id !== null))];
+    const keys = [...new Set(items.map((i) => i.input.contactKey))];
+    const chats = [...new Set(items.map((i) => i.chatId))];
+    return db.transaction(async (tx) => {
+      // The look-ups run after the lock is granted (one connection runs them in order), so
+      // they see everything committed before: one round trip for all four.
+      const [counters, twins, contacts, conversations] = await inOrder(db, [
+        () => lockBotCounters(tx, bot.id),
+        () => findMessagesByClientIds(tx, bot.id, clientIds),
+        () => findContactsByKeys(tx, bot.id, keys),
+        () => findConversationsByChats(tx, bot.id, chats),
+      ] as const);
+      if (!counters) throw notFound("bot");
+      const plan = planBatch(items, { counters, twins, contacts, conversations });
+      const byId = new Map(conversations.map((c) => [c.id, c]));
+      const contactById = new Map(contacts.map((c) => [c.id, c]));
+      for (const c of await findConversationsByIds(tx, twins.map((t) => t.conversation_id).filter((id) => !byId.has(id)))) byId.set(c.id, c);
+      if (plan.messages.length === 0) return { plan, conversations: byId, contacts: contactById };
+      const [, upserted, , , touched] = await inOrder(db, [
+        () => setBotCounters(tx, bot.id, plan.counters),
+        () => upsertContacts(tx, bot.id, bot.owner_id, plan.contacts),
+        () => insertConversations(tx, bot.id, bot.owner_id, plan.conversations),
+        () => insertIncomingMessages(tx, bot.id, bot.owner_id, plan.messageWrites),
+        () => touchConversationsForIncoming(tx, plan.touches),
+        () => this.deps.logInTransaction
+          ? this.deps.logInTransaction.append(tx, bot.id, plan.updates)
+          : insertOutboxRows(tx, bot.id, plan.updates.map((u) => ({ updateId: u.update_id, payload: json(u.payload) }))),
+      ] as const);
+      for (const c of upserted) contactById.set(c.id, c);
+      for (const c of touched) byId.set(c.id, c);
+      return { plan, conversations: byId, contacts: contactById };
+    });
+  }
+
+  private acceptedNew({ plan, conversations }: Committed, index: number): Accepted {
+    const { message } = plan.messages[index]!;
+    return { message, conversation: conversations.get(message.conversation_id)!, repeated: false };
+  }
+
+  /** The events live views expect, message by message: created, message, then a status move once. */
+  private effectsOf({ plan, conversations, contacts }: Committed): Effects {
+    const effects = noEffects();
+    const announced = new Set<string>();
+    for (const { message, chatId } of plan.messages) {
+      const conversation = conversations.get(message.conversation_id)!;
+      const contact = conversation.contact_id ? contacts.get(conversation.contact_id) : undefined;
+      const view = toConversation(conversation, contact, message);
+      const event = (kind: "conversation_created" | "message_created" | "conversation_updated") => ({
+        kind, owner_id: conversation.owner_id, bot_id: this.botId, conversation: view, message: toMessage(message, conversation),
+      });
+      const first = !announced.has(chatId);
+      announced.add(chatId);
+      if (first && plan.createdChats.has(chatId)) effects.events.push(event("conversation_created"));
+      effects.events.push(event("message_created"));
+      if (first && !plan.createdChats.has(chatId) && plan.statusBefore.get(chatId) !== conversation.status) {
+        effects.events.push(event("conversation_updated"));
+      }
+    }
+    return effects;
+  }
+}
+
+/**
+ * Lets the event loop read the sockets, so requests already on their way join the next batch.
+ * PGlite runs queries synchronously and resolves them as microtasks: without this turn one
+ * request is read, written and answered before the next is even accepted (batches of one).
+ */
+const eventLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type Results<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
+
+/**
+ * Runs a transaction's statements in order. On PostgreSQL they are sent back to back on the
+ * transaction's connection (one round trip for all); PGlite runs one statement at a time anyway.
+ */
+async function inOrder<const T extends readonly (() => Promise<unknown>)[]>(db: Pick<Db, "kind">, steps: T): Promise<Results<T>> {
+  if (db.kind === "postgres") return (await Promise.all(steps.map((step) => step()))) as Results<T>;
+  const results: unknown[] = [];
+  for (const step of steps) results.push(await step());
+  return results as Results<T>;
+}
+

@@ -1,0 +1,55 @@
+// Readers never pass a gap that is still closing. Updates are published pipelined (a batch
+// at a time, by whichever process committed them, and by the relay after an outage), so the
+// log may briefly hold update N+1 without N. A reader that returned N+1 would let its bot
+// confirm past N, and N would be lost when it lands. Update ids are contiguous per bot (taken
+// under the bot row's lock, together with the outbox row), so a missing id is either already
+// confirmed or expired, or committed and still in the outbox: reads stop before the first
+// missing id that is still in the outbox.
+import type { Db } from "../db/driver.ts";
+import { firstUnpublishedUpdateId } from "../db/outbox.ts";
+import type { LogUpdate, UpdateLog } from "../updates/log.ts";
+
+/** Index of the first update whose predecessor (or, for the first, `from`) is missing; -1 when none is. */
+function firstGap(from: number, updates: LogUpdate[]): number {
+  let expected = from;
+  for (let i = 0; i < updates.length; i++) {
+    if (updates[i]!.update_id !== expected) return i;
+    expected = updates[i]!.update_id + 1;
+  }
+  return -1;
+}
+
+export function orderedLog(log: UpdateLog, db: Db): UpdateLog {
+  /** `updates` as read from `from`; `again` reads the same range once more. */
+  async function deliverable(botId: string, from: number, updates: LogUpdate[], again: () => Promise<LogUpdate[]>): Promise<LogUpdate[]> {
+    if (updates.length === 0 || firstGap(from, updates) < 0) return updates;
+    const last = updates[updates.length - 1]!.update_id;
+    const present = updates.map((u) => u.update_id);
+    const missing = await firstUnpublishedUpdateId(db, botId, from, last, present);
+    if (missing !== undefined) return updates.filter((u) => u.update_id < missing);
+    // No committed update in the gaps is unpublished: each is confirmed, expired, or was
+    // published after our read (and removed from the outbox since). Read again to see those.
+    return (await again()).filter((u) => u.update_id <= last);
+  }
+
+  return {
+    ...log,
+    append: (botId, update) => log.append(botId, update),
+    appendMany: (botId, updates) => log.appendMany(botId, updates),
+    async read(botId, fromUpdateId, limit) {
+      const read = () => log.read(botId, fromUpdateId, limit);
+      // Update ids start at 1, so reading from 0 expects 1 first.
+      return deliverable(botId, Math.max(fromUpdateId, 1), await read(), read);
+    },
+    async tail(botId, count) {
+      const tail = () => log.tail(botId, count);
+      const got = await tail();
+      // Before the tail nothing matters: a negative offset forgets everything older.
+      return got.length ? deliverable(botId, got[0]!.update_id, got, tail) : got;
+    },
+    confirm: (botId, below) => log.confirm(botId, below),
+    pendingCount: (botId) => log.pendingCount(botId),
+    drop: (botId) => log.drop(botId),
+    close: () => log.close(),
+  };
+}

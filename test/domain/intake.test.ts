@@ -1,0 +1,123 @@
+// Group commit of incoming messages (actors/intake.ts): many senders, one bot, one writer;
+// what the bot's backend sees must be exactly what a one-message-per-transaction server
+// would show: every accepted message once, update_ids strictly increasing, each chat in order.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { IntakeActor, type IntakeDeps } from "../../src/actors/intake.ts";
+import type { IncomingInput } from "../../src/actors/intake-plan.ts";
+import { AppError, asBadInput } from "../../src/core/errors.ts";
+import { findBotById, type DbBot } from "../../src/db/bots.ts";
+import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
+
+let client: Client;
+let bot: TestBot;
+
+beforeAll(async () => {
+  client = await testClient();
+  bot = await createTestBot(client, await registerUser(client));
+});
+afterAll(() => client.platform.close());
+
+/** Every pending update of the bot, paging with confirming offsets as a client does. */
+async function drain(botId: string, token: string, expected: number): Promise<any[]> {
+  const all: any[] = [];
+  let offset = 0;
+  for (let page = 0; all.length < expected && page < 1000; page++) {
+    const res = await client.get(`/api/bots/${botId}/get-updates?timeout=0&limit=100&offset=${offset}`, token);
+    expect(res.status).toBe(200);
+    if (res.body.result.length === 0) break;
+    all.push(...res.body.result);
+    offset = res.body.result.at(-1).update_id + 1;
+  }
+  return all;
+}
+
+const input = (row: DbBot, chatId: string, text: string, clientMessageId: string | null, metadata: Record<string, unknown> = {}): IncomingInput => ({
+  bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
+  contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+  fromId: null, metadata, clientMessageId,
+});
+
+/** An actor of our own over the platform's real dependencies, so a test controls what one batch holds. */
+function ownActor(botId: string): IntakeActor {
+  return new IntakeActor(client.platform.intake satisfies IntakeDeps, botId);
+}
+
+describe("group commit", () => {
+  test("64 concurrent senders across 200 chats: every accepted message once, ids increasing, each chat in order", async () => {
+    const SENDERS = 64;
+    const PER_SENDER = 10;
+    const chats = Array.from({ length: 200 }, (_, i) => `gc-${i}`);
+    // Each sender owns chats i, i+64, i+128 (…) and sends to them in turn: its own sends to one chat are ordered.
+    const accepted: string[] = [];
+    await Promise.all(Array.from({ length: SENDERS }, async (_, s) => {
+      const mine = chats.filter((_, i) => i % SENDERS === s);
+      for (let n = 0; n < PER_SENDER; n++) {
+        const chat = mine[n % mine.length]!;
+        const res = await client.post("/api/messages", { bot_id: bot.id, chat_id: chat, text: `${chat}#${n}` });
+        expect(res.status).toBe(200);
+        accepted.push(`${chat}#${n}`);
+      }
+    }));
+    const updates = await drain(bot.id, bot.token, accepted.length);
+    const texts = updates.map((u) => u.message.text);
+    expect(texts.length).toBe(accepted.length);
+    expect(new Set(texts).size).toBe(texts.length);
+    expect(new Set(texts)).toEqual(new Set(accepted));
+    for (let i = 1; i < updates.length; i++) expect(updates[i].update_id).toBeGreaterThan(updates[i - 1].update_id);
+    const lastSeen = new Map<string, number>();
+    for (const text of texts) {
+      const [chat, n] = text.split("#");
+      expect(Number(n)).toBeGreaterThan(lastSeen.get(chat) ?? -1);
+      lastSeen.set(chat, Number(n));
+    }
+  });
+
+  test("20 repeats of one client_message_id in one batch make one message, and every request gets it", async () => {
+    const other = await createTestBot(client, await registerUser(client));
+    const row = (await findBotById(client.platform.db, other.id))!;
+    const actor = ownActor(other.id);
+    // Submitted in one tick: one batch.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => actor.submit({ chatId: "twins", input: input(row, "twins", "once", "same-id") }).accepted));
+    await actor.onStop();
+    expect(new Set(answers.map((a) => a.message.id)).size).toBe(1);
+    expect(answers.filter((a) => !a.repeated)).toHaveLength(1);
+    const updates = await drain(other.id, other.token, 1);
+    expect(updates.map((u) => u.message.text)).toEqual(["once"]);
+  });
+
+  test("a row the database refuses fails only its own request (400); its batch neighbours commit", async () => {
+    const other = await createTestBot(client, await registerUser(client));
+    const row = (await findBotById(client.platform.db, other.id))!;
+    const actor = ownActor(other.id);
+    // jsonb cannot hold \u0000: validation stops this at the HTTP edge; here it reaches the database.
+    const bad = input(row, "b", "refused", null, { note: "a\u0000b" });
+    const results = await Promise.allSettled([
+      actor.submit({ chatId: "a", input: input(row, "a", "first", null) }).accepted,
+      actor.submit({ chatId: "b", input: bad }).accepted,
+      actor.submit({ chatId: "c", input: input(row, "c", "third", null) }).accepted,
+    ]);
+    await actor.onStop();
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const reason = asBadInput((results[1] as PromiseRejectedResult).reason);
+    expect(reason).toBeInstanceOf(AppError);
+    expect((reason as AppError).status).toBe(400);
+    const updates = await drain(other.id, other.token, 2);
+    expect(updates.map((u) => u.message.text)).toEqual(["first", "third"]);
+  });
+
+  test("a rotated token is refused at once by another process", async () => {
+    const owner = await registerUser(client);
+    const other = await createTestBot(client, owner);
+    const second = await testClient(); // another process: its own caches and bus connection
+    try {
+      expect((await second.get("/api/bot/get-me", other.token)).status).toBe(200);
+      const rotated = await client.post(`/api/bots/${other.id}/token`, undefined, owner.token);
+      expect(rotated.status).toBe(200);
+      expect((await second.get("/api/bot/get-me", other.token)).status).toBe(401);
+      expect((await second.get(`/api/bots/${other.id}/get-updates?timeout=0`, other.token)).status).toBe(401);
+      expect((await second.get("/api/bot/get-me", rotated.body.result.token)).status).toBe(200);
+    } finally {
+      await second.platform.close();
+    }
+  });
+});

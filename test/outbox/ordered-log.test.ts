@@ -1,0 +1,42 @@
+// Publishing is pipelined, so the log may hold update N+1 before N. A reader must never be
+// handed N+1 while N is committed and still on its way (its bot would confirm past N and N
+// would be lost), yet a gap nothing will fill (confirmed, expired) must not block it forever.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { insertOutboxRows } from "../../src/db/outbox.ts";
+import { createTestBot, registerUser, testClient, type Client } from "../support/harness.ts";
+
+let client: Client;
+
+beforeAll(async () => {
+  client = await testClient();
+});
+afterAll(() => client.platform.close());
+
+const update = (id: number) => ({ update_id: id, payload: { update_id: id, message: { text: `u${id}` } } });
+
+describe("reading behind a gap", () => {
+  test("updates after one still in the outbox wait for it; a gap with nothing on its way does not block", async () => {
+    const bot = await createTestBot(client, await registerUser(client));
+    const { db, updates } = client.platform;
+    // What get-updates and the webhook worker read (the payloads here are not full Updates).
+    const poll = async (from: number) => (await updates.read(bot.id, from, 100)).map((u) => u.update_id);
+
+    // Updates 1-3 committed; 2 and 3 landed, 1's publish is still on its way.
+    await insertOutboxRows(db, bot.id, [1, 2, 3].map((id) => ({ updateId: id, payload: JSON.stringify(update(id).payload) })));
+    await updates.appendMany(bot.id, [update(2), update(3)]);
+    expect(await poll(0)).toEqual([]);
+
+    await updates.appendMany(bot.id, [update(1)]);
+    expect(await poll(0)).toEqual([1, 2, 3]);
+
+    // 2 and 3 are out of the outbox, 1 is not yet: only what precedes a missing id waits.
+    await db.query(`delete from outbox where bot_id = $1 and update_id in (2, 3)`, [bot.id]);
+    await insertOutboxRows(db, bot.id, [5].map((id) => ({ updateId: id, payload: "{}" })));
+    await updates.appendMany(bot.id, [update(4), update(6)]);
+    expect(await poll(4)).toEqual([4]);
+
+    // 5 is no longer on its way (say it expired): 6 is delivered.
+    await db.query(`delete from outbox where bot_id = $1`, [bot.id]);
+    expect(await poll(5)).toEqual([6]);
+  });
+});
