@@ -43,21 +43,6 @@ export async function findConversationById(db: Queryable, id: string): Promise<D
   return rows[0];
 }
 
-/** Returns undefined when another process created the chat first (the caller re-reads). */
-export async function insertConversation(
-  db: Queryable,
-  c: { botId: string; ownerId: string; number: number; chatId: string; channel: string; contactId: string | null },
-): Promise<DbConversation | undefined> {
-  const rows = await db.query<DbConversation>(
-    `insert into conversations as c (bot_id, owner_id, number, chat_id, channel, contact_id)
-     values ($1, $2, $3, $4, $5, $6)
-     on conflict (bot_id, chat_id) do nothing
-     returning ${CONVERSATION_COLUMNS}`,
-    [c.botId, c.ownerId, c.number, c.chatId, c.channel, c.contactId],
-  );
-  return rows[0];
-}
-
 /** Records a new message on the conversation and applies the status move it causes. */
 export async function touchConversation(
   db: Queryable, id: string, messageId: string, at: Date, status: ConversationStatus, contactId: string | null,

@@ -58,14 +58,6 @@ export async function insertMessage(db: Queryable, m: NewMessage): Promise<DbMes
   return rows[0];
 }
 
-export async function findMessageByClientId(db: Queryable, botId: string, clientMessageId: string): Promise<DbMessage | undefined> {
-  const rows = await db.query<DbMessage>(
-    `select ${MESSAGE_COLUMNS} from messages m where m.bot_id = $1 and m.client_message_id = $2`,
-    [botId, clientMessageId],
-  );
-  return rows[0];
-}
-
 export async function findMessageById(db: Queryable, id: string): Promise<DbMessage | undefined> {
   const rows = await db.query<DbMessage>(`select ${MESSAGE_COLUMNS} from messages m where m.id = $1`, [id]);
   return rows[0];

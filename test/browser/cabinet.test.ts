@@ -129,9 +129,12 @@ describe.skipIf(skipBrowser)("cabinet in a real browser", () => {
     await page.getByRole("searchbox", { name: "Search conversations" }).fill("");
     await items.nth(1).waitFor({ timeout: UI_WAIT_MS });
 
-    await page.getByLabel("Status filter").selectOption("closed");
+    // Status tabs with their counts.
+    const tabs = page.getByRole("group", { name: "Filter by status" });
+    await tabs.getByRole("button", { name: "New, 2" }).waitFor({ timeout: UI_WAIT_MS });
+    await tabs.getByRole("button", { name: /^Closed, 0/ }).click();
     await page.getByText("No conversations match.").waitFor({ timeout: UI_WAIT_MS });
-    await page.getByLabel("Status filter").selectOption("new");
+    await tabs.getByRole("button", { name: /^New/ }).click();
     await items.nth(1).waitFor({ timeout: UI_WAIT_MS });
     await page.getByLabel("Bot", { exact: true }).selectOption({ label: "Shop helper" });
     await items.nth(1).waitFor({ timeout: UI_WAIT_MS });
@@ -143,17 +146,59 @@ describe.skipIf(skipBrowser)("cabinet in a real browser", () => {
     await page.locator(".bubble", { hasText: "I want a refund please" }).waitFor({ timeout: UI_WAIT_MS });
     await screenshot(page, "cabinet-inbox-filters");
 
-    await page.getByRole("button", { name: "Log out" }).click();
+    // The account page changes the password (this tab keeps working) and links the API reference.
+    await page.getByRole("link", { name: "Account" }).click();
+    await page.getByLabel("Current password").fill("not-the-password");
+    await page.getByLabel("New password").fill("secret456");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("The current password is not right.").waitFor({ timeout: UI_WAIT_MS });
+    await page.getByLabel("Current password").fill(password);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Password changed").waitFor({ timeout: UI_WAIT_MS });
+    await expect(page.getByRole("link", { name: /API reference/ }).getAttribute("href")).resolves.toBe("/swagger");
+    const old = await fetch(`${server.url}/api/bots`, { headers: { authorization: `Bearer ${token}` } });
+    expect(old.status).toBe(401);
+    await page.getByRole("link", { name: "Inbox", exact: true }).click();
+    await items.first().waitFor({ timeout: UI_WAIT_MS });
+
+    await page.getByRole("button", { name: "Log out" }).first().click();
     await page.getByRole("heading", { name: "Log in to your inbox" }).waitFor({ timeout: UI_WAIT_MS });
     await expect(page.evaluate(() => localStorage.getItem("botinbox:token"))).resolves.toBeNull();
     await page.getByLabel("E-mail").fill(email);
-    await page.getByLabel("Password").fill("wrong-password");
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("alert").filter({ hasText: /./ }).waitFor({ timeout: UI_WAIT_MS });
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Inbox" }).waitFor({ timeout: UI_WAIT_MS });
+    await page.getByRole("alert").filter({ hasText: /./ }).waitFor({ timeout: UI_WAIT_MS });
+    await page.getByLabel("Password").fill("secret456");
+    await page.getByRole("button", { name: "Log in" }).click();
+    // exact: the login page's own heading, "Log in to your inbox", also contains the word.
+    await page.getByRole("heading", { name: "Inbox", exact: true }).waitFor({ timeout: UI_WAIT_MS });
+    token = (await page.evaluate(() => localStorage.getItem("botinbox:token")))!;
     expect(blocked).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+
+  test("rename a bot; deleting it asks first and removes it", async () => {
+    const created = await apiCall(server.url, "POST", "/api/bots", { name: "Short-lived" }, token);
+    await page.goto(`${server.url}/#/bots/${created.id}`);
+    await page.getByRole("heading", { name: "Short-lived" }).waitFor({ timeout: UI_WAIT_MS });
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.getByLabel("Bot name").fill("Renamed bot");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("heading", { name: "Renamed bot" }).waitFor({ timeout: UI_WAIT_MS });
+    await expect(apiCall(server.url, "GET", `/api/bots/${created.id}`, undefined, token)).resolves.toMatchObject({ name: "Renamed bot" });
+
+    // Dismissing the question keeps the bot; accepting it deletes the bot.
+    page.once("dialog", (dialog) => void dialog.dismiss());
+    await page.getByRole("button", { name: "Delete bot" }).click();
+    await expect(apiCall(server.url, "GET", `/api/bots/${created.id}`, undefined, token)).resolves.toMatchObject({ name: "Renamed bot" });
+    page.once("dialog", (dialog) => {
+      expect(dialog.message()).toContain("Renamed bot");
+      void dialog.accept();
+    });
+    await page.getByRole("button", { name: "Delete bot" }).click();
+    await page.getByRole("heading", { name: "Bots", exact: true }).waitFor({ timeout: UI_WAIT_MS });
+    const gone = await fetch(`${server.url}/api/bots/${created.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(gone.status).toBe(404);
     expect(failures).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RunningServer } from "../../src/server.ts";
-import { uniqueEmail } from "../support/harness.ts";
+import { sharedDb, uniqueEmail } from "../support/harness.ts";
+import { seedInbox } from "./seed.ts";
 import {
   apiCall, launch, localContext, screenshot, skipBrowser, SLOW_MS, startHostSite, startPlatform, UI_WAIT_MS, type HostSite,
 } from "./support.ts";
@@ -144,7 +145,7 @@ describe.skipIf(skipBrowser)("widget and cabinet in a real browser", () => {
     expect(failures).toEqual([]);
   });
 
-  test("data attributes override the title; other origins than allowed_origins get no widget", async () => {
+  test("data attributes override the title; a refused origin or a disabled channel says so, briefly", async () => {
     const bot = await createBot("Override bot", { title: "From config" });
     const page = await (await context()).newPage();
     await page.goto(site.page("host", bot.widget_key, { "data-title": "From the tag", "data-subtitle": "Tag subtitle" }));
@@ -152,13 +153,49 @@ describe.skipIf(skipBrowser)("widget and cabinet in a real browser", () => {
     await page.getByRole("dialog", { name: "From the tag" }).waitFor({ timeout: UI_WAIT_MS });
     await page.getByText("Tag subtitle").waitFor({ timeout: UI_WAIT_MS });
 
+    // The panel gives a reason, not the server's words: those name the allowed origins.
     const locked = await createBot("Locked bot", { allowed_origins: ["https://elsewhere.example"] });
     const refused = await (await context()).newPage();
     const answered = refused.waitForResponse((r) => r.url().includes("/api/widget/config"), { timeout: UI_WAIT_MS });
     await refused.goto(site.page("host", locked.widget_key));
     expect((await answered).status()).toBe(403);
-    await Bun.sleep(300);
-    await expect(refused.getByRole("button", { name: "Open chat" }).count()).resolves.toBe(0);
+    await refused.getByRole("button", { name: "Open chat" }).click();
+    await refused.getByRole("status").filter({ hasText: "Chat is not available on this website." }).waitFor({ timeout: UI_WAIT_MS });
+    await expect(refused.getByRole("textbox", { name: "Message" }).isVisible()).resolves.toBe(false);
+    const shown = await refused.locator("botinbox-widget").evaluate((el) => el.shadowRoot!.textContent ?? "");
+    expect(shown).not.toContain("elsewhere.example");
+    expect(shown).not.toContain("allowed_origins");
+    await screenshot(refused, "widget-refused-origin");
+
+    await apiCall(server.url, "PATCH", `/api/bots/${bot.id}/channels`, { channel_type: "widget", is_active: false }, user.token);
+    const off = await (await context()).newPage();
+    await off.goto(site.page("host", bot.widget_key));
+    await off.getByRole("button", { name: "Open chat" }).click();
+    await off.getByRole("status").filter({ hasText: "Chat is switched off at the moment." }).waitFor({ timeout: UI_WAIT_MS });
+    expect(blocked).toEqual([]);
+  });
+
+  test("scrolling up pages in the whole history", async () => {
+    const bot = await createBot("Chatty bot");
+    const registered = await apiCall(server.url, "GET", "/api/auth/me", undefined, user.token);
+    // 130 messages in the chat `seed-1` (seeded straight into the database), which this visitor's browser holds.
+    await seedInbox(await sharedDb(), bot.id, registered.id, 1, 130);
+    const ctx = await context();
+    await ctx.addInitScript(([key]) => localStorage.setItem(`botinbox:chat:${key}`, "seed-1"), [bot.widget_key]);
+    const page = await ctx.newPage();
+    await page.goto(site.page("host", bot.widget_key));
+    await page.getByRole("button", { name: "Open chat" }).click();
+    const texts = page.getByRole("log").locator(".msg > span:nth-child(2)");
+    await page.getByRole("log").getByText("Message number 130", { exact: true }).waitFor({ timeout: UI_WAIT_MS });
+    await expect(texts.count()).resolves.toBeLessThan(130);
+    for (let round = 0; round < 10 && (await texts.count()) < 130; round++) {
+      const before = await texts.count();
+      await page.getByRole("log").evaluate((log) => (log.scrollTop = 0));
+      await page.waitForFunction(
+        ([n]) => document.querySelector("botinbox-widget")!.shadowRoot!.querySelectorAll(".msg").length > n!, [before], { timeout: UI_WAIT_MS },
+      );
+    }
+    await expect(texts.allTextContents()).resolves.toEqual(Array.from({ length: 130 }, (_, i) => `Message number ${i + 1}`));
     expect(blocked).toEqual([]);
   });
 

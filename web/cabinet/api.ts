@@ -1,5 +1,5 @@
 // The cabinet's API client: the user token lives in localStorage; a 401 ends the session.
-import type { Contact, Conversation, Message } from "../../src/core/records.ts";
+import type { Contact, Conversation, Message, Status } from "../../src/core/records.ts";
 
 const TOKEN_KEY = "botinbox:token";
 const EMAIL_KEY = "botinbox:email";
@@ -63,6 +63,7 @@ export async function api<T = any>(method: string, path: string, options: Reques
 export const get = <T = any>(path: string, token?: string) => api<T>("GET", path, { token });
 export const post = <T = any>(path: string, body?: unknown, token?: string) => api<T>("POST", path, { body, token });
 export const patch = <T = any>(path: string, body: unknown) => api<T>("PATCH", path, { body });
+export const del = <T = any>(path: string) => api<T>("DELETE", path);
 
 export interface Bot {
   id: string;
@@ -71,7 +72,9 @@ export interface Bot {
   username: string;
   description: string | null;
   webhook_url: string | null;
-  token: string;
+  /** Absent for operators: only the owner sees the token, channels and members. */
+  token?: string | null;
+  role?: Role;
   widget_key: string;
   integration_key: string;
   created_at: string;
@@ -88,11 +91,72 @@ export interface Channel {
 export type { Contact, Conversation, Message, Status } from "../../src/core/records.ts";
 export { STATUSES } from "../../src/core/records.ts";
 
-export interface ConversationDetail extends Conversation {
+export type Role = "owner" | "operator";
+export interface User {
+  id: string;
+  email: string;
+}
+export interface Member {
+  user_id: string;
+  email: string;
+  role: Role;
+  joined_at: string;
+}
+export interface Invite {
+  id: string;
+  email: string;
+  role: Role;
+  created_at?: string;
+  expires_at: string;
+  /** Only in the answer that creates the invite: the code is stored hashed. */
+  code?: string;
+  invite_url?: string;
+}
+export interface CannedReply {
+  id: string;
+  shortcut: string;
+  text: string;
+}
+export type Assignee = { user_id: string; email: string } | null;
+
+/** A list row: the record plus this user's view of it (assignment, unread). */
+export interface InboxConversation extends Conversation {
+  assignee?: Assignee;
+  unread_count?: number;
+}
+
+export interface ContactConversation {
+  id: string;
+  chat_id: string;
+  channel: string;
+  status: Status;
+  last_message_at: string;
+}
+
+export interface ConversationDetail extends InboxConversation {
   messages: Message[];
   contacts: Contact[];
+  contact_conversations?: ContactConversation[];
+  page?: { url: string | null; title: string | null } | null;
+}
+
+export type TabCounts = Record<Status | "all", number>;
+export interface InboxCounts {
+  status: TabCounts;
+  unread: TabCounts;
+}
+
+let me: { token: string | null; user: Promise<User> } | undefined;
+/** Who is logged in: asked once per session token. */
+export function currentUser(): Promise<User> {
+  if (me?.token !== session.token) {
+    const user = get<User>("/api/auth/me");
+    me = { token: session.token, user };
+    user.catch(() => (me = undefined));
+  }
+  return me!.user;
 }
 
 /** The best name a conversation's contact has; anonymous visitors are numbered. */
-export const contactName = (c: Contact | null, fallback: string) =>
+export const contactName = (c: Contact | null | undefined, fallback: string) =>
   c?.name || [c?.first_name, c?.last_name].filter(Boolean).join(" ") || c?.email || c?.phone || (c ? `Visitor #${c.number}` : fallback);

@@ -5,7 +5,8 @@ import { h } from "./dom.ts";
 /** The API's own minimum (DESIGN §5); checked here to answer before a round trip. */
 const MIN_PASSWORD = 6;
 
-export function authView(mode: string, done: (landing: string) => void): HTMLElement {
+/** `note` says why the page asks to log in (an invite link, say). */
+export function authView(mode: string, done: (landing: string) => void, note?: string): HTMLElement {
   const registering = mode === "register";
   const error = h("p", { class: "form-error", role: "alert" });
   const email = h("input", { type: "email", name: "email", autocomplete: "email", required: true, id: "auth-email" });
@@ -38,6 +39,7 @@ export function authView(mode: string, done: (landing: string) => void): HTMLEle
   },
     h("div", { class: "brand big" }, h("span", { class: "logo", "aria-hidden": "true" }, "◆"), "botinbox"),
     h("h1", { id: "auth-title" }, registering ? "Create your account" : "Log in to your inbox"),
+    note ? h("p", { class: "auth-note" }, note) : null,
     h("label", { for: "auth-email" }, "E-mail"),
     email,
     h("label", { for: "auth-password" }, "Password"),

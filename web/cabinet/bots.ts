@@ -55,6 +55,7 @@ export function botsView(main: HTMLElement): Cleanup {
           h("strong", null, bot.name),
           h("span", { class: "muted" }, `@${bot.username}`),
         ),
+        bot.role === "operator" ? h("span", { class: "pill" }, "operator") : null,
         h("span", { class: "muted small" }, `Created ${formatTime(bot.created_at)}`),
       )),
     ));

@@ -1,6 +1,7 @@
 // The cabinet: a hash-routed single page. #/login, #/register, #/bots, #/bots/<id>,
-// #/inbox and #/inbox/<conversation id>. One live feed serves every view. A route asked
+// #/inbox, #/inbox/<conversation id>, #/account and #invite=<code> (an invite link). One live feed serves every view. A route asked
 // for without a session (a notification's link, say) is opened after logging in.
+import { accountView, inviteView } from "./account.ts";
 import { session, whenSessionExpires } from "./api.ts";
 import { authView } from "./auth.ts";
 import { botCardView } from "./botcard.ts";
@@ -32,6 +33,7 @@ let shell: { root: HTMLElement; main: HTMLElement; links: Map<string, HTMLAnchor
 let afterLogin: string | undefined;
 const AUTH_SECTIONS = new Set(["login", "register"]);
 const sectionOf = (hash: string) => hash.replace(/^#\/?/, "").split("/")[0] ?? "";
+const INVITE = /^#invite=([\w-]+)/;
 
 function rememberRoute() {
   const section = sectionOf(location.hash);
@@ -64,6 +66,7 @@ function buildShell() {
   const links = new Map<string, HTMLAnchorElement>([
     ["inbox", h("a", { href: "#/inbox" }, "Inbox")],
     ["bots", h("a", { href: "#/bots" }, "Bots")],
+    ["account", h("a", { href: "#/account" }, "Account")],
   ]);
   const liveBadge = h("span", { class: "live-state", role: "status" });
   const stopState = ctx.live.onState((state) => {
@@ -79,8 +82,9 @@ function buildShell() {
       h("div", { class: "topbar-end" },
         liveBadge,
         notifications.root,
+        h("a", { class: "api-link", href: "/swagger", target: "_blank", rel: "noopener", title: "API reference" }, "API"),
         h("span", { class: "who" }, session.email),
-        h("button", { type: "button", class: "ghost small", onclick: logout }, "Log out"),
+        h("button", { type: "button", class: "ghost small logout", onclick: logout }, "Log out"),
       ),
     ),
     main,
@@ -108,10 +112,11 @@ function render() {
       return void (location.hash = "#/login");
     }
     document.title = section === "register" ? "Create an account · botinbox" : "Log in · botinbox";
+    const invited = INVITE.test(afterLogin ?? "") ? "Log in, or create an account with the e-mail address the invite was sent to, to join the team." : undefined;
     replace(app, authView(section, (landing) => {
       location.hash = afterLogin ?? landing;
       afterLogin = undefined;
-    }));
+    }, invited));
     return;
   }
   if (!shell) {
@@ -119,13 +124,18 @@ function render() {
     replace(app, shell.root);
   }
   ctx.live.start();
-  const current = section === "bots" ? "bots" : "inbox";
+  const current = section === "bots" || section === "account" ? section : "inbox";
   for (const [name, link] of shell.links) {
     if (name === current) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   shell.main.replaceChildren();
-  if (section === "bots") {
+  const invite = INVITE.exec(location.hash);
+  if (invite) {
+    cleanup = inviteView(shell.main, invite[1]!, () => (location.hash = "#/inbox"));
+  } else if (section === "account") {
+    cleanup = accountView(shell.main, logout);
+  } else if (section === "bots") {
     cleanup = id ? botCardView(shell.main, id, ctx) : botsView(shell.main);
   } else if (section === "inbox" || section === "") {
     const view = (inbox = inboxView(shell.main, id, ctx));

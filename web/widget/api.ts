@@ -58,7 +58,7 @@ export interface Live {
   message(m: WidgetMessage): void;
   updated(m: WidgetMessage): void;
   deleted(id: string): void;
-  /** The bot announced it is typing (Telegram's sendChatAction). */
+  /** The bot (Telegram's sendChatAction) or an operator in the inbox is typing. */
   typing(): void;
   /** The bot answered a button press. */
   answer(a: CallbackAnswer): void;
@@ -95,8 +95,9 @@ export class Api {
     return this.call(`/api/widget/config?${this.query({})}`);
   }
 
-  history(chatId: string): Promise<WidgetMessage[]> {
-    return this.call(`/api/messages?${this.query({ chat_id: chatId, limit: HISTORY_LIMIT })}`);
+  /** The newest page, or the page older than message_id `before`. */
+  history(chatId: string, before?: number): Promise<WidgetMessage[]> {
+    return this.call(`/api/messages?${this.query({ chat_id: chatId, limit: HISTORY_LIMIT, ...(before ? { before } : {}) })}`);
   }
 
   send(chatId: string, text: string, clientId: string): Promise<Accepted> {
@@ -168,6 +169,7 @@ export class Api {
       on("message_updated", live.updated);
       on("message_deleted", (d) => live.deleted(d.id));
       on("typing", live.typing);
+      on("operator_typing", live.typing);
       on("callback_answer", live.answer);
       es.onopen = () => (failures = 0);
       es.onerror = () => {

@@ -72,15 +72,18 @@ export function richMessages(panel: HTMLElement, api: Api, chatId: string, say: 
   };
 
   return {
-    /** Draws the message's formatted text and buttons into its bubble (again after an edit). */
-    fill(el: HTMLElement, m: WidgetMessage) {
+    /**
+     * Draws the message's formatted text and buttons into its bubble (again after an edit).
+     * An `older` message (history paged in above) leaves the reply keyboard as newer ones set it.
+     */
+    fill(el: HTMLElement, m: WidgetMessage, older = false) {
       (el.children[1] as HTMLElement).replaceChildren(renderFormatted(m.text, m.entities));
       el.querySelector(".kb")?.remove();
       if (m.direction !== "out") return;
       const kb = inlineKeyboard(m.reply_markup, { press: (button, data) => void press(button, m.message_id, data) });
       if (kb) el.insertBefore(kb, el.lastChild);
       const change = replyKeyboardChange(m.reply_markup);
-      if (change !== undefined) drawReplyKeyboard(replyPanel, change, say);
+      if (change !== undefined && !older) drawReplyKeyboard(replyPanel, change, say);
     },
     answered(a: CallbackAnswer) {
       const pressed = spinning.get(a.callback_query_id);

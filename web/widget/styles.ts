@@ -35,6 +35,7 @@ header p{font-size:13px;opacity:.9;overflow-wrap:anywhere}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .status{padding:6px 14px;font-size:12px;color:#92400e;background:#fffbeb}
 .status:empty{display:none}
+.status.closed{flex:1;display:grid;place-items:center;padding:24px;font-size:14px;text-align:center;color:#374151;background:#f9fafb}
 form{display:flex;gap:8px;align-items:flex-end;padding:10px;border-top:1px solid #e5e7eb;background:#fff}
 textarea{flex:1;resize:none;min-height:40px;max-height:120px;padding:9px 12px;border:1px solid #d1d5db;border-radius:10px;background:#fff;white-space:pre-wrap}
 textarea::placeholder{color:#9ca3af}

@@ -1,6 +1,6 @@
 // The launcher and chat panel, inside an open shadow root so the host page's CSS cannot
 // reach in and ours cannot leak out. Message text only ever goes through textContent.
-import { Api, ApiError, type WidgetConfig, type WidgetMessage } from "./api.ts";
+import { Api, ApiError, HISTORY_LIMIT, type WidgetConfig, type WidgetMessage } from "./api.ts";
 import { CSS } from "./styles.ts";
 import { richMessages } from "./rich.ts";
 
@@ -19,6 +19,8 @@ const MAX_TEXT = 4096;
 const TYPING_MS = 5_000;
 /** The textarea grows with its text up to this height, then scrolls. */
 const MAX_INPUT_PX = 120;
+/** Scrolled this close to the top, the next older page of history is fetched. */
+const OLDER_EDGE_PX = 60;
 
 const CHAT_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 const CLOSE_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
@@ -95,7 +97,8 @@ export function mount(options: Options): void {
 
   const scrollDown = () => (log.scrollTop = log.scrollHeight);
 
-  const bubble = (text: string, mine: boolean): HTMLElement => {
+  /** `older` bubbles go above what is shown (below the greeting), without moving the view. */
+  const bubble = (text: string, mine: boolean, older = false): HTMLElement => {
     const el = document.createElement("div");
     el.className = `msg ${mine ? "in" : "out"}`;
     const who = document.createElement("span");
@@ -106,8 +109,14 @@ export function mount(options: Options): void {
     const meta = document.createElement("span");
     meta.className = "meta";
     el.append(who, body, meta);
-    log.append(el);
-    scrollDown();
+    if (!older) {
+      log.append(el);
+      scrollDown();
+    } else {
+      const greetingEl = log.querySelector(".greeting");
+      if (greetingEl) greetingEl.after(el);
+      else log.prepend(el);
+    }
     return el;
   };
   const setMeta = (el: HTMLElement, text: string) => ((el.lastChild as HTMLElement).textContent = text);
@@ -127,10 +136,19 @@ export function mount(options: Options): void {
     typing = undefined;
   };
 
-  const show = (m: WidgetMessage) => {
+  let oldest = Infinity;
+  let historyDone = false;
+  let loadingOlder = false;
+  const show = (m: WidgetMessage, older = false) => {
     if (byId.has(m.id)) return;
+    oldest = Math.min(oldest, Number(m.message_id));
     // A button press is the inbox's record; the visitor saw the button spin instead.
     if (m.metadata?.callback_query) return void (cursor = Math.max(cursor, Number(m.message_id)));
+    if (older) {
+      const el = bubble(m.text, m.direction === "in", true);
+      rich.fill(el, m, true);
+      return settle(el, m);
+    }
     if (m.direction === "out") stopTyping();
     const clientId = m.metadata?.client_message_id;
     const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
@@ -170,6 +188,23 @@ export function mount(options: Options): void {
     }
   };
 
+  /** Scrolling up pages in older history until an incomplete page says it is all there. */
+  const loadOlder = async () => {
+    if (historyDone || loadingOlder || oldest === Infinity) return;
+    loadingOlder = true;
+    try {
+      const page = await api.history(chatId, oldest);
+      historyDone = page.length < HISTORY_LIMIT;
+      const fromBottom = log.scrollHeight - log.scrollTop;
+      for (const m of page.reverse()) show(m, true);
+      log.scrollTop = log.scrollHeight - fromBottom;
+    } catch {}
+    loadingOlder = false;
+  };
+  log.addEventListener("scroll", () => {
+    if (log.scrollTop < OLDER_EDGE_PX) void loadOlder();
+  });
+
   const rich = richMessages(panel, api, chatId, (text) => void send(text));
 
   const start = async () => {
@@ -177,7 +212,9 @@ export function mount(options: Options): void {
     // The greeting opens every conversation; it is the page's, not a stored message.
     if (greeting) bubble(greeting, false).classList.add("greeting");
     try {
-      for (const m of await api.history(chatId)) show(m);
+      const page = await api.history(chatId);
+      historyDone = page.length < HISTORY_LIMIT;
+      for (const m of page) show(m);
     } catch (err) {
       status.textContent = err instanceof ApiError && err.status === 0 ? "Offline: messages will appear when you reconnect." : "";
     }
@@ -249,9 +286,15 @@ export function mount(options: Options): void {
       document.body.append(host);
     },
     (err: unknown) => {
-      // A disabled widget channel, an unknown key or a refused origin: stay invisible.
+      // A disabled widget channel, an unknown key or a refused origin: the panel says so in
+      // a sentence the visitor can act on, never the server's words (they name the config).
       if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
-        return console.warn(`botinbox widget: ${err.message}`);
+        started = true;
+        form.hidden = true;
+        log.hidden = true;
+        const off = /disabled/.test(err.message);
+        status.textContent = off ? "Chat is switched off at the moment. Please try again later." : "Chat is not available on this website.";
+        status.classList.add("closed");
       }
       document.body.append(host);
     },
