@@ -67,6 +67,15 @@ export interface Conversation {
   last_message_at: string;
 }
 
+/** Another conversation of the same contact (the inbox's contact panel). */
+export interface ContactConversation {
+  id: string;
+  chat_id: string;
+  channel: string;
+  status: Status;
+  last_message_at: string;
+}
+
 /** The member a conversation is assigned to. */
 export interface Assignee {
   user_id: string;

@@ -1,7 +1,7 @@
 // The queries of a group commit (actors/intake.ts): each takes or writes a whole batch of
 // incoming messages of one bot in one statement (arrays unnested server-side), so a batch
 // costs the same handful of round trips whether it holds one message or hundreds.
-import { CONTACT_COLUMNS, type DbContact } from "./contacts.ts";
+import { CONTACT_COLUMNS, type ContactFields, type DbContact } from "./contacts.ts";
 import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
 import { MESSAGE_COLUMNS, type DbMessage } from "./messages.ts";
@@ -66,16 +66,10 @@ export async function findConversationsByChats(db: Queryable, botId: string, cha
   );
 }
 
-export interface ContactWrite {
+export interface ContactWrite extends ContactFields {
   id: string;
   number: number;
   key: string;
-  externalUserId: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
 }
 
 /** New contacts, and known ones the batch tells more about (fields are filled in, never erased). */

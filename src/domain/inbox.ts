@@ -12,7 +12,7 @@ import { replyAsOperator, setStatusAndNote, type ConversationDeps } from "./conv
 import { requireMember, requireMemberConversation } from "./members.ts";
 import { assign, checkAssignable } from "./inbox_state.ts";
 import type { EventBus } from "../bus/bus.ts";
-import type { Contact, InboxConversation, Message, Status } from "../core/records.ts";
+import type { Contact, ContactConversation, InboxConversation, Message, Status } from "../core/records.ts";
 import type { Db } from "../db/driver.ts";
 import { notFound } from "../core/errors.ts";
 import { findMemberConversation } from "../db/members.ts";
@@ -38,14 +38,6 @@ export interface ConversationMetaPatch {
   operator_note?: string;
   /** A member of the bot, or null to unassign. */
   assignee_id?: string | null;
-}
-
-export interface ContactConversation {
-  id: string;
-  chat_id: string;
-  channel: string;
-  status: Status;
-  last_message_at: string;
 }
 
 export type ConversationDetail = InboxConversation & {

@@ -33,9 +33,8 @@ export function orderedLog(log: UpdateLog, db: Db): UpdateLog {
   }
 
   return {
+    // Everything but reading is the wrapped log's own (neither log uses `this`).
     ...log,
-    append: (botId, update) => log.append(botId, update),
-    appendMany: (botId, updates) => log.appendMany(botId, updates),
     async read(botId, fromUpdateId, limit) {
       const read = () => log.read(botId, fromUpdateId, limit);
       // Update ids start at 1, so reading from 0 expects 1 first.
@@ -47,9 +46,5 @@ export function orderedLog(log: UpdateLog, db: Db): UpdateLog {
       // Before the tail nothing matters: a negative offset forgets everything older.
       return got.length ? deliverable(botId, got[0]!.update_id, got, tail) : got;
     },
-    confirm: (botId, below) => log.confirm(botId, below),
-    pendingCount: (botId) => log.pendingCount(botId),
-    drop: (botId) => log.drop(botId),
-    close: () => log.close(),
   };
 }

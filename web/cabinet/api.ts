@@ -1,5 +1,7 @@
 // The cabinet's API client: the user token lives in localStorage; a 401 ends the session.
-import type { Contact, Conversation, Message, Status } from "../../src/core/records.ts";
+import type {
+  Assignee as AssignedMember, Contact, ContactConversation, Conversation, Message, Status,
+} from "../../src/core/records.ts";
 
 const TOKEN_KEY = "botinbox:token";
 const EMAIL_KEY = "botinbox:email";
@@ -117,20 +119,12 @@ export interface CannedReply {
   shortcut: string;
   text: string;
 }
-export type Assignee = { user_id: string; email: string } | null;
+export type Assignee = AssignedMember | null;
 
 /** A list row: the record plus this user's view of it (assignment, unread). */
 export interface InboxConversation extends Conversation {
   assignee?: Assignee;
   unread_count?: number;
-}
-
-export interface ContactConversation {
-  id: string;
-  chat_id: string;
-  channel: string;
-  status: Status;
-  last_message_at: string;
 }
 
 export interface ConversationDetail extends InboxConversation {
