@@ -14,13 +14,13 @@ const LAYERS = [
   { name: "telegram", paths: ["src/telegram/"] },
   { name: "domain", paths: ["src/domain/"] },
   { name: "actors", paths: ["src/actors/", "src/delivery/"] },
-  { name: "ports", paths: ["src/bus/", "src/updates/", "src/leases/", "src/queue/", "src/outbox/"] },
+  { name: "ports", paths: ["src/bus/", "src/updates/", "src/leases/", "src/queue/", "src/outbox/", "src/files/"] },
   { name: "db", paths: ["src/db/"] },
   { name: "core", paths: ["src/core/"] },
 ];
 
 /** Process-wide helpers every layer may use: settings, the logger, the NATS connection's health. */
-const SHARED = ["src/config\\.ts", "src/metrics\\.ts", "src/logger\\.ts", "src/nats\\.ts", "src/secrets\\.ts", "src/ratelimit\\.ts"];
+const SHARED = ["src/config\\.ts", "src/metrics\\.ts", "src/logger\\.ts", "src/nats\\.ts", "src/secrets\\.ts", "src/ratelimit\\.ts", "src/file-links\\.ts"];
 
 const anyOf = (paths) => `^(${paths.join("|")})`;
 
@@ -38,9 +38,17 @@ const layerRules = LAYERS.slice(1).map((layer, i) => {
 });
 
 module.exports = {
-  LAYERS,
   forbidden: [
     ...layerRules,
+    {
+      name: "http-and-workers-call-services",
+      comment:
+        "src/http and src/workers are transport: they call the services src/services.ts composes and never reach the " +
+        "database, NATS, the event bus, actors, the outbox or the update log (nor the platform that opens them) themselves",
+      severity: "error",
+      from: { path: "^src/(http|workers)/" },
+      to: { path: ["^src/(db|bus|actors|outbox|updates)/", "^src/(nats|platform)\\.ts$", "(^|/)node_modules/nats/"] },
+    },
     {
       name: "core-is-pure",
       comment: "core holds records, kinds, subjects, limits and errors: it imports only core (no packages, no I/O)",
@@ -64,9 +72,9 @@ module.exports = {
     },
     {
       name: "worker-processes-never-load-http",
-      comment: "the webhook and push processes run no HTTP front: nothing they load reaches src/http/ or Elysia",
+      comment: "the webhook, push and mail processes run no HTTP front: nothing they load reaches src/http/ or Elysia",
       severity: "error",
-      from: { path: "^src/(webhook|push)\\.ts$" },
+      from: { path: "^src/(webhook|push|mail)\\.ts$" },
       to: { path: ["^src/http/", "(^|/)node_modules/(elysia|@elysiajs)/"], reachable: true },
     },
     {

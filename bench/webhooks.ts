@@ -123,7 +123,7 @@ const ingestStart = performance.now();
 for (let round = 0; round < PER_CHAT; round++) await ingest(round, false);
 const ingestSeconds = (performance.now() - ingestStart) / 1000;
 const deliverStart = performance.now();
-const worker = await startWebhookWorker(platform);
+const worker = await startWebhookWorker(server.services);
 // The first tenth includes each actor's start (lease, settings, first read of its log).
 await waitFor(perPhase / 10);
 const firstTenthMs = performance.now() - deliverStart;

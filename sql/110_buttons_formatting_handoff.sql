@@ -1,4 +1,4 @@
--- Issue 14: formatted text, button presses, bot profile settings and the human handoff.
+-- Formatted text, button presses, bot profile settings and the human handoff.
 
 -- Telegram's model: plain text plus entities (offsets in UTF-16 code units). Null: none.
 alter table messages add column entities jsonb;

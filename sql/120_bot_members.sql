@@ -1,4 +1,4 @@
--- Teams (issue 15): a bot has members, its owner and the operators the owner invited.
+-- Teams: a bot has members, its owner and the operators the owner invited.
 -- Every user-token endpoint checks membership here (domain/members.ts), not bots.owner_id.
 
 create table bot_members (

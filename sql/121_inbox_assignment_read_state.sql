@@ -1,4 +1,4 @@
--- Assignment and per-user read state (issue 15). Kept apart from the conversations row so the
+-- Assignment and per-user read state. Kept apart from the conversations row so the
 -- message write path never touches them and they never touch it.
 
 -- At most one assignee per conversation; no row = unassigned. A member removed from the bot

@@ -1,4 +1,4 @@
--- Canned replies per bot (issue 15): "/shortcut" in the reply box inserts the text.
+-- Canned replies per bot: "/shortcut" in the reply box inserts the text.
 create table canned_replies (
   id uuid primary key default gen_random_uuid(),
   bot_id uuid not null references bots(id) on delete cascade,

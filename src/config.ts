@@ -31,6 +31,10 @@ export interface Config {
   natsReplicas: 1 | 3;
   /** METRICS_PORT: the worker processes (no HTTP front) serve /metrics here when set. */
   metricsPort: number | undefined;
+  /** SMTP_URL: the server the platform sends its own mail through (password reset, invites); none: no mail. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of the platform's own mail, `Name <address>` or an address. */
+  mailFrom: string;
 }
 
 /**
@@ -155,6 +159,15 @@ function parseReplicas(raw: string | undefined): 1 | 3 {
   throw new ConfigError(`NATS_REPLICAS must be 1 or 3 (a 3-node JetStream cluster); got "${raw}"`);
 }
 
+/** `Name <address>` or a bare address; by default no-reply at the public host. */
+function parseMailFrom(raw: string | undefined, publicUrl: string): string {
+  if (raw === undefined || raw === "") return `botinbox <no-reply@${new URL(publicUrl).hostname}>`;
+  if (!/^(\s*[^<>]*<[^<>@\s]+@[^<>@\s]+>\s*|[^<>@\s]+@[^<>@\s]+)$/.test(raw)) {
+    throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got "${raw}"`);
+  }
+  return raw.trim();
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const databaseUrl = parseUrl("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
   // A cluster is named by several seed URLs, comma-separated; each must be valid.
@@ -204,5 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     natsPrefix: parseNatsPrefix(env.NATS_PREFIX),
     natsReplicas: parseReplicas(env.NATS_REPLICAS),
     metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, "METRICS_PORT") : undefined,
+    smtpUrl: parseUrl("SMTP_URL", env.SMTP_URL, ["smtp:", "smtps:"]),
+    mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
   };
 }

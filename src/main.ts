@@ -1,4 +1,4 @@
-// `npm start`: web + webhook + push in one process. On the embedded default (no env) the
+// `npm start`: web + webhook + push + mail in one process. On the embedded default (no env) the
 // database is PGlite in DATA_DIR; with DATABASE_URL + NATS_URL it joins production.
 import { main } from "./server.ts";
 

@@ -2,7 +2,8 @@
 // PGlite) and, later, the update log, event bus and leases. Nothing above this file
 // knows which mode it runs in.
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { Metrics } from "./metrics.ts";
 import { countOutbox, countPendingLogUpdates } from "./db/metrics.ts";
 import { join } from "node:path";
@@ -13,23 +14,19 @@ import { DataDirLocked, lockDataDir } from "./db/datadir-lock.ts";
 import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
 import type { Logger } from "./logger.ts";
-import { loadOrCreateEmbeddedSecret, SecretBox } from "./secrets.ts";
-import { ActorSystem } from "./actors/system.ts";
+import { loadOrCreateEmbeddedSecret } from "./secrets.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { memoryBus } from "./bus/memory.ts";
 import { natsBus } from "./bus/nats.ts";
+import { createOutboxForgetter } from "./outbox/forget.ts";
 import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./outbox/dispatch.ts";
-import type { BotActorDeps } from "./actors/bot.ts";
 import { natsNames, WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
-import { deleteOutboxRows } from "./db/outbox.ts";
-import type { IntakeDeps } from "./actors/intake.ts";
-import { botDirectory, type BotDirectory } from "./domain/directory.ts";
 import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
-import { openSqlLog } from "./updates/sql.ts";
+import { openSqlLog, type SqlUpdateLog } from "./updates/sql.ts";
 import type { Effects, PendingUpdate } from "./core/events.ts";
 import { connectNats, watchNats, type NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
@@ -38,56 +35,86 @@ import { jetStreamLeases } from "./leases/jetstream.ts";
 import type { EventQueue } from "./queue/queue.ts";
 import { memoryQueue } from "./queue/memory.ts";
 import { jetStreamQueue } from "./queue/jetstream.ts";
+import type { FileStore } from "./files/store.ts";
+import { diskFileStore } from "./files/disk.ts";
+import { natsFileStore } from "./files/nats.ts";
+import { configureFileLinks } from "./file-links.ts";
+import { sweepFiles } from "./domain/files.ts";
+import { platformMailer, type PlatformMailer } from "./delivery/mail/mailer.ts";
 
 /** Why: a dead webhook worker's bots are taken over within this; renewing every third of it is cheap. */
 export const LEASE_TTL_MS = 10_000;
 
-export interface Platform {
-  /** Unique per opened platform: tells apart plugin instances of different platforms. */
-  id: string;
-  config: Config;
-  logger: Logger;
-  db: Db;
-  jwtSecret: string;
-  secretBox: SecretBox;
-  actors: ActorSystem;
-  bus: EventBus;
-  /** NATS connection in production mode; undefined when embedded. */
-  nats: NatsConnection | undefined;
+/**
+ * The committed-change pipeline the platform runs: events to the bus, updates through the
+ * outbox into the log (and the relay that finishes what a crash left behind).
+ */
+export interface OutboxPipeline {
   /** Carries out a committed change's events and updates. */
   dispatch(effects: Effects): Promise<void>;
   /**
    * Makes every committed update of the bot up to `upto` (all when omitted) durable in the
    * log, in update_id order; an idempotent repeat awaits it before it is acknowledged.
    */
-  publishOutbox: PublishUpTo;
-  /** Bots and channel states public requests read, kept in memory and forgotten on change. */
-  bots: BotDirectory;
-  /** The per-bot group commit of incoming messages. */
-  intake: IntakeDeps;
+  publishUpTo: PublishUpTo;
+  relay: OutboxRelay;
+  /** Appends a batch's updates to the log and wakes pollers (throws at once while NATS is away). */
+  publishUpdates(botId: string, updates: PendingUpdate[]): Promise<void>;
+  /** Removes published rows; what is left is republished by the relay. */
+  forgetPublished(botId: string, updateIds: number[]): void;
+  /** Embedded: the log is a table beside the messages, written in the same transaction. */
+  logInTransaction?: { append: SqlUpdateLog["appendWithin"]; wake(botId: string, updates: PendingUpdate[]): Promise<void> };
+}
+
+/** What a process opens: connections, logs and counters. Services are composed from it (services.ts). */
+export interface Platform {
+  /** Unique per opened platform: tells apart plugin instances of different platforms. */
+  id: string;
+  config: Config;
+  logger: Logger;
+  db: Db;
+  /** HS256 key of user tokens (and of the stored bot tokens' encryption). */
+  jwtSecret: string;
+  bus: EventBus;
+  /** NATS connection in production mode; undefined when embedded. */
+  nats: NatsConnection | undefined;
   /** Whether the database and (in production) NATS answer now, each within a second (/readyz). */
   health(): Promise<{ database: boolean; nats: boolean }>;
   /** The update log get-updates and the webhook worker read. */
   updates: UpdateLog;
-  relay: OutboxRelay;
+  outbox: OutboxPipeline;
   /** Single-owner work (one webhook deliverer per bot): JetStream KV in production, in-process when embedded. */
   leases: Leases;
   /** Events each handled by one process (push): a durable JetStream consumer in production, the in-process bus when embedded. */
   queue: EventQueue;
   leaseTtlMs: number;
+  /** The clock tests inject (update expiry, rate limits, the bot directory); undefined = Date.now. */
+  now: (() => number) | undefined;
   /** Aborted when the process starts draining: parked polls answer at once. */
   stopping: AbortSignal;
-  botDeps: BotActorDeps;
   /** Request counters for public endpoints and logins: shared through NATS in production, per process embedded. */
   limiter: RateLimiter;
+  /** Where uploaded files' bytes live: DATA_DIR/files embedded, a JetStream Object Store bucket in production. */
+  files: FileStore;
   /** Prometheus counters and gauges of this platform (GET /metrics, METRICS_PORT on workers). */
   metrics: Metrics;
+  /** The platform's own mail (password reset, invites) through SMTP_URL; sends nothing without it. */
+  mailer: PlatformMailer;
+  /** Runs `closer` first when the platform closes (what was composed on top of it). */
+  onClose(closer: () => Promise<void> | void): void;
   /** First step of a drain: ends parked long polls with an empty result. */
   beginShutdown(): void;
   close(): Promise<void>;
 }
 
 export class StartupError extends Error {}
+
+let scratch: string | undefined;
+/** Platforms on an in-memory or borrowed database (tests) share one temporary folder per process, as they share the database. */
+const scratchDir = () => (scratch ??= mkdtempSync(join(tmpdir(), "botinbox-files-")));
+
+/** Why: unreferenced files wait a day anyway; an hourly look keeps the sweep's cost negligible. */
+const FILE_SWEEP_INTERVAL_MS = 3600_000;
 
 export interface OpenOptions {
   /** Embedded only: keep the database in memory (tests) instead of DATA_DIR. */
@@ -110,7 +137,7 @@ export interface OpenOptions {
   limitScope?: string;
 }
 
-export async function openNats(config: Config, name: string): Promise<NatsConnection | undefined> {
+async function openNats(config: Config, name: string): Promise<NatsConnection | undefined> {
   if (!config.natsUrl) return undefined;
   try {
     return await connectNats(config.natsUrl, name);
@@ -193,6 +220,14 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const queue = nats ? jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
   const natsHealth = nats ? watchNats(nats, logger) : undefined;
+  configureFileLinks(jwtSecret, config.publicUrl);
+  const files = nats
+    ? await natsFileStore(nats, names.filesBucket, replicas)
+    : await diskFileStore(join(options.inMemory || options.db ? scratchDir() : config.dataDir, "files"));
+  const sweep = setInterval(() => {
+    sweepFiles({ db, files }).catch((err: unknown) => logger.warn({ err: String(err) }, "file sweep failed; the next one retries"));
+  }, FILE_SWEEP_INTERVAL_MS);
+  sweep.unref();
   const metrics = new Metrics({ processMetrics: !options.db });
   metrics.watch({
     outboxSize: () => countOutbox(db),
@@ -216,59 +251,51 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const sink: UpdateSink = {
     async publishUpdates(botId, list) {
       if (list.length === 0) return;
-      await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload })));
+      await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload, json: u.json })));
       await wake(botId, list);
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };
-  const bots = botDirectory(db, bus, options.now);
-  const actors = new ActorSystem({ onError: (name, err) => logger.error({ err, actor: name }, "actor message failed") });
   const stopping = new AbortController();
-  const publishOutbox = createOutboxPublisher(db, sink);
-  const dispatch = countAccepted(metrics, createDispatcher({ bus, logger, publishUpTo: publishOutbox }));
-  const relay = startOutboxRelay(db, publishOutbox, logger, options.relayIntervalMs);
+  const publishUpTo = createOutboxPublisher(db, sink);
+  const dispatch = countAccepted(metrics, createDispatcher({ bus, logger, publishUpTo }));
+  const relay = startOutboxRelay(db, publishUpTo, logger, options.relayIntervalMs);
+  const forgetter = createOutboxForgetter(db, logger);
   // Rows a crashed process left behind are published before this one serves; if NATS or
   // the database is away right now, the periodic relay does it once they are back.
   await relay.runOnce(0).catch((err) => logger.warn({ err: String(err) }, "outbox relay at start failed; the periodic relay retries"));
+  const closers: Array<() => Promise<void> | void> = [];
   return {
     id: randomUUID(),
     config,
     logger,
     db,
     jwtSecret,
-    secretBox: new SecretBox(jwtSecret),
-    actors,
     bus,
     nats,
     updates,
-    relay,
     leases,
     queue,
     leaseTtlMs: LEASE_TTL_MS,
+    now: options.now,
     stopping: stopping.signal,
-    botDeps: {
-      log: updates, bus, instanceId: randomUUID(), rateLimits: config.rateLimits,
-      sendPerSecond: config.limits.botSendPerSecond, stopping: stopping.signal, now: options.now,
-    },
     limiter,
-    dispatch,
+    files,
     metrics,
-    publishOutbox,
-    bots,
-    intake: {
-      db,
+    mailer: platformMailer(config, logger),
+    outbox: {
+      dispatch,
+      publishUpTo,
+      relay,
       publishUpdates: async (botId, list) => {
         sink.assertReachable();
         await sink.publishUpdates(botId, list);
       },
-      forgetPublished: (botId, updateIds) => {
-        // Left rows are republished by the relay (a repeat the log drops) and hold readers back meanwhile.
-        deleteOutboxRows(db, botId, updateIds).catch((err: unknown) => logger.warn({ err: String(err), botId }, "outbox cleanup failed"));
-      },
-      publishEvents: (effects) => void dispatch(effects),
-      // Embedded, the log is a table beside the messages: written in the same transaction.
+      // Left rows are republished by the relay (a repeat the log drops); deletes of many batches go as one.
+      forgetPublished: forgetter.forget,
       logInTransaction: sqlLog && { append: sqlLog.appendWithin, wake },
     },
+    onClose: (closer) => void closers.push(closer),
     async health() {
       const [database, natsUp] = await Promise.all([db.ping(), natsHealth ? natsHealth.ping() : Promise.resolve(true)]);
       return { database, nats: natsUp };
@@ -276,9 +303,11 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     beginShutdown: () => stopping.abort(),
     async close() {
       stopping.abort();
+      for (const closer of closers.splice(0).reverse()) await closer();
+      clearInterval(sweep);
       relay.stop();
-      bots.close();
-      await actors.close();
+      // After the actors (closed above), so their last batches' rows are deleted too.
+      await forgetter.close();
       await limiter.close();
       await leases.close();
       await updates.close();

@@ -4,8 +4,10 @@
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
+import { composeServices, type Services } from "./services.ts";
 import { startWebhookWorker } from "./workers/webhook.ts";
 import { startPushWorker } from "./workers/push.ts";
+import { startMailWorker } from "./workers/mail.ts";
 
 /** A process that runs until SIGTERM: what it serves, and how it drains. */
 export interface Running {
@@ -14,19 +16,20 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export type Role = "all" | "web" | "webhook" | "push";
+export type Role = "all" | "web" | "webhook" | "push" | "mail";
 
 export interface Worker {
   stop(): Promise<void>;
 }
 
 /** Processes that run one worker and no HTTP front. */
-const WORKER_ROLES: Record<WorkerRole, { describe: string; start(platform: Platform): Promise<Worker> }> = {
+const WORKER_ROLES: Record<WorkerRole, { describe: string; start(services: Services): Promise<Worker> }> = {
   webhook: { describe: "delivering webhooks and channel callbacks", start: startWebhookWorker },
   push: { describe: "sending operator push notifications", start: startPushWorker },
+  mail: { describe: "reading and sending the e-mail channel's mail", start: startMailWorker },
 };
 
-export type WorkerRole = "webhook" | "push";
+export type WorkerRole = "webhook" | "push" | "mail";
 
 /** Opens a worker-only process: the platform and one worker, no HTTP. */
 export async function startWorkerRole(role: WorkerRole, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
@@ -44,7 +47,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config, logger: 
     if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new StartupError(`METRICS_PORT ${config.metricsPort} is already in use: choose another`);
     throw err;
   }
-  const worker = await start(platform);
+  const worker = await start(composeServices(platform));
   return {
     describe,
     url: metricsServer ? `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${metricsServer.port}/metrics` : undefined,

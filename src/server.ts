@@ -1,20 +1,24 @@
 import "./http/production.ts";
 import type { Config } from "./config.ts";
+import { MAX_UPLOAD_REQUEST_BYTES } from "./core/files.ts";
 import { createApp, type AppState } from "./http/app.ts";
 import { recordPeer } from "./http/client.ts";
 import type { Logger } from "./logger.ts";
 import { openPlatform, StartupError, type OpenOptions, type Platform } from "./platform.ts";
+import { composeServices, type Services } from "./services.ts";
 import { runProcess, startWorkerRole, type Role, type Running } from "./process.ts";
 import { startWebhookWorker } from "./workers/webhook.ts";
+import { startMailWorker } from "./workers/mail.ts";
 import { startPushWorker } from "./workers/push.ts";
 
 export type { Role } from "./process.ts";
 
 /**
- * Bun's own ceiling, far above our 64 KiB check: a declared length up to here gets our 413
- * envelope (from the header, unread); beyond it Bun answers a bare 413 without buffering it.
+ * Bun's own ceiling: the largest upload a route accepts (bodies are streamed, not buffered).
+ * Every route's own limit (64 KiB, or a file route's) is checked below it, from the header
+ * when declared, so anything larger gets our 413 envelope unread; beyond it Bun answers a bare 413.
  */
-const SERVER_MAX_BODY_BYTES = 16 * 1024 * 1024;
+const SERVER_MAX_BODY_BYTES = MAX_UPLOAD_REQUEST_BYTES;
 /** Long polls last up to 50 s; the socket must outlive them. */
 const IDLE_TIMEOUT_SECONDS = 120;
 /** How long SIGTERM waits for in-flight requests before closing anyway. */
@@ -23,13 +27,15 @@ const DRAIN_TIMEOUT_MS = 10_000;
 export interface RunningServer {
   url: string;
   platform: Platform;
+  services: Services;
   stop(): Promise<void>;
 }
 
 export async function startServer(config: Config, logger: Logger, options: OpenOptions = {}): Promise<RunningServer> {
   const platform = await openPlatform(config, logger, options);
   const state: AppState = { draining: false };
-  const app = createApp(platform, state);
+  const services = composeServices(platform);
+  const app = createApp(services, state);
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = serve(config, app);
@@ -45,6 +51,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   return {
     url,
     platform,
+    services,
     stop() {
       stopped ??= (async () => {
         state.draining = true;
@@ -75,15 +82,16 @@ function serve(config: Config, app: ReturnType<typeof createApp>) {
 
 /** Opens what `role` runs: the HTTP front, one worker, or all of them (the all-in-one default). */
 async function startRole(role: Role, config: Config, logger: Logger, overrides: OpenOptions): Promise<Running> {
-  if (role === "webhook" || role === "push") return startWorkerRole(role, config, logger, overrides);
+  if (role === "webhook" || role === "push" || role === "mail") return startWorkerRole(role, config, logger, overrides);
   if (role === "web" && config.mode === "embedded") {
     // A lone `web` on the embedded default would never deliver webhooks: run it whole, and say so.
-    logger.warn(`no DATABASE_URL/NATS_URL: web runs embedded (PGlite in ${config.dataDir}/pgdata) with the webhook and push workers in this process, like \`npm start\``);
+    logger.warn(`no DATABASE_URL/NATS_URL: web runs embedded (PGlite in ${config.dataDir}/pgdata) with the webhook, push and mail workers in this process, like \`npm start\``);
     role = "all";
   }
   const server = await startServer(config, logger, overrides);
-  const worker = role === "all" ? await startWebhookWorker(server.platform) : undefined;
-  const push = role === "all" ? await startPushWorker(server.platform) : undefined;
+  const worker = role === "all" ? await startWebhookWorker(server.services) : undefined;
+  const push = role === "all" ? await startPushWorker(server.services) : undefined;
+  const mail = role === "all" ? await startMailWorker(server.services) : undefined;
   return {
     describe: `serving on ${server.url}`,
     url: server.url,
@@ -91,6 +99,7 @@ async function startRole(role: Role, config: Config, logger: Logger, overrides: 
       // Leases are released first, so another process takes the bots over at once.
       await worker?.stop();
       await push?.stop();
+      await mail?.stop();
       await server.stop();
     },
   };

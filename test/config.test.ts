@@ -37,7 +37,17 @@ describe("loadConfig defaults", () => {
       natsPrefix: "",
       natsReplicas: 1,
       metricsPort: undefined,
+      smtpUrl: undefined,
+      mailFrom: "botinbox <no-reply@localhost>",
     });
+  });
+
+  test("SMTP_URL and MAIL_FROM are validated", () => {
+    expect(loadConfig({ SMTP_URL: "smtps://u:p@mail.example.com:465" }).smtpUrl).toBe("smtps://u:p@mail.example.com:465");
+    expect(configError({ SMTP_URL: "http://mail.example.com" })).toContain("SMTP_URL must use smtp: or smtps:");
+    expect(loadConfig({ MAIL_FROM: "Acme Support <help@acme.example>" }).mailFrom).toBe("Acme Support <help@acme.example>");
+    expect(loadConfig({ PUBLIC_URL: "https://inbox.acme.example" }).mailFrom).toBe("botinbox <no-reply@inbox.acme.example>");
+    expect(configError({ MAIL_FROM: "not an address" })).toContain("MAIL_FROM");
   });
 
   test("NATS_PREFIX, NATS_REPLICAS and METRICS_PORT are validated", () => {

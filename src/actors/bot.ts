@@ -7,7 +7,7 @@
 // once, so a parked poll never blocks the bot's other messages.
 import { randomUUID } from "node:crypto";
 import type { EventBus, Unsubscribe } from "../bus/bus.ts";
-import { conflict, rateLimited } from "../core/errors.ts";
+import { conflict, rateLimited, unauthorized } from "../core/errors.ts";
 import type { LogUpdate, UpdateLog } from "../updates/log.ts";
 import { pollSubject, wakeSubject, type Wake } from "../core/subjects.ts";
 
@@ -156,6 +156,14 @@ export class BotActor {
     parked.reject(conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active"));
   }
 
+  /** The bot token was rotated: the poll made with the old one ends with 401, delivering nothing. */
+  endPollForRevokedToken(): void {
+    const parked = this.parked;
+    if (!parked) return;
+    this.clearParked();
+    parked.reject(unauthorized("the bot token was rotated; use the new one"));
+  }
+
   onStop(): void {
     if (this.parked) this.finish(this.parked.id, []);
     this.unsubscribe();
@@ -169,8 +177,9 @@ export class BotActor {
     this.subscriptions.push(
       bus.subscribe(wakeSubject(this.botId), (data) => this.self(async (actor) => actor.onWake(data as Wake))),
       bus.subscribe(pollSubject(this.botId), (data) => {
-        const other = data as { instance?: string; poll?: string };
-        if (other.instance !== instanceId) this.self(async (actor) => actor.terminateParked());
+        const other = data as { instance?: string; poll?: string; revoked?: boolean };
+        if (other.revoked) this.self(async (actor) => actor.endPollForRevokedToken());
+        else if (other.instance !== instanceId) this.self(async (actor) => actor.terminateParked());
       }),
     );
     const onStopping = () => this.self(async (actor) => actor.onStop());

@@ -18,10 +18,12 @@ import { insertOutbox } from "../db/outbox.ts";
 import { noEffects, type ConversationEventKind, type Effects } from "../core/events.ts";
 import { runtimeMessage, toConversation, toMessage } from "../db/view.ts";
 import { enqueueCallback } from "../db/webhooks.ts";
-import { CALLBACK_CHANNELS } from "../core/records.ts";
+import { enqueueMail } from "../db/mail.ts";
+import { CALLBACK_CHANNELS, statusAfterIncoming } from "../core/records.ts";
 import type { MessageEntity, RuntimeCallbackQuery, RuntimeSender } from "../core/updates.ts";
-import { insertCallbackQuery, pruneCallbackQueries } from "../db/callbacks.ts";
+import { insertCallbackQuery, pruneCallbackQueries } from "../db/callback_queries.ts";
 import { CALLBACK_ANSWER_WINDOW_SECONDS } from "../core/limits.ts";
+import type { StoredFile } from "../core/files.ts";
 
 export interface Accepted {
   message: DbMessage;
@@ -36,10 +38,8 @@ export interface Accepted {
  */
 export const reportsToBot = (c: Pick<DbConversation, "handled_by">): boolean => c.handled_by === "bot";
 
-/** Incoming messages (and button presses) reopen a conversation the operator had parked or closed. */
-export const statusAfterIncoming = (s: ConversationStatus): ConversationStatus => (s === "waiting" || s === "closed" ? "open" : s);
 /** A reply from the operator or the bot means someone is handling it. */
-export const statusAfterReply = (s: ConversationStatus): ConversationStatus => (s === "new" ? "open" : s);
+const statusAfterReply = (s: ConversationStatus): ConversationStatus => (s === "new" ? "open" : s);
 
 export class ConversationActor {
   constructor(
@@ -57,6 +57,7 @@ export class ConversationActor {
     metadata: Record<string, unknown>,
     reportOperator: boolean,
     entities: MessageEntity[] | null = null,
+    attachments: StoredFile[] = [],
   ): Promise<{ message: DbMessage; conversation: DbConversation; effects: Effects; callbackQueued: boolean }> {
     return this.db.transaction(async (tx) => {
       let conversation = await findConversationByChat(tx, bot.id, this.chatId);
@@ -67,10 +68,10 @@ export class ConversationActor {
       const message = (await insertMessage(tx, {
         botId: bot.id, ownerId: bot.owner_id, conversationId: conversation.id, messageId: ids.last_message_id,
         direction: "out", sender, contactId: null, fromId: null, text, entities, replyMarkup, metadata,
-        clientMessageId: null, createdAt: new Date(),
+        clientMessageId: null, createdAt: new Date(), attachments,
       }))!;
       // Queued with the message, so a callback channel can never miss it, even across a crash.
-      const callbackQueued = await enqueueCallback(tx, message.id, CALLBACK_CHANNELS);
+      const callbackQueued = (await enqueueCallback(tx, message.id, CALLBACK_CHANNELS)) || (conversation.channel === "email" && (await enqueueMail(tx, message.id)));
       const before = conversation.status;
       conversation = await touchConversation(tx, conversation.id, message.id, message.created_at, statusAfterReply(before), null);
       const contact = conversation.contact_id ? (await findContactsByIds(tx, [conversation.contact_id]))[0] : undefined;

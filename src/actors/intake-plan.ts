@@ -1,7 +1,8 @@
 // The pure half of a group commit: given a batch of incoming messages of one bot and what
 // the database holds for them (read under the bot row's lock), decide every row to write,
 // every number to hand out and what each request is answered. No I/O, so it is tested alone.
-import { randomUUID } from "node:crypto";
+import type { StoredFile } from "../core/files.ts";
+import { newRowId } from "../core/ids.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { ContactFields, DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
@@ -20,6 +21,9 @@ export interface IncomingInput {
   fromId: string | null;
   metadata: Record<string, unknown>;
   clientMessageId: string | null;
+  attachments?: StoredFile[];
+  /** The channel's server signed the request: only then may it change a contact another chat holds. */
+  verified?: boolean;
 }
 
 export interface IntakeItem {
@@ -34,7 +38,9 @@ export type Outcome =
   /** Its client_message_id was already used by a committed message. */
   | { kind: "repeat"; message: DbMessage }
   /** An earlier request of this same batch carries its client_message_id. */
-  | { kind: "same-as"; item: number };
+  | { kind: "same-as"; item: number }
+  /** The chat is a conversation of another channel: its identity is fixed when it is created. */
+  | { kind: "other-channel"; channel: string };
 
 export interface NewMessage {
   /** The row as it will be stored. */
@@ -80,7 +86,7 @@ function contactState(known: DbContact | undefined, key: string): ContactState {
   return {
     dirty: !known,
     write: {
-      id: known?.id ?? randomUUID(), number: known?.number ?? 0, key,
+      id: known?.id ?? newRowId(), number: known?.number ?? 0, key,
       externalUserId: known?.external_user_id ?? null, firstName: known?.first_name ?? null, lastName: known?.last_name ?? null,
       name: known?.name ?? null, email: known?.email ?? null, phone: known?.phone ?? null,
     },
@@ -107,7 +113,8 @@ const asContact = (w: ContactWrite, botId: string): DbContact => ({
 export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   const bot = items[0]!.input.bot;
   const counters = { ...found.counters };
-  const twins = new Map(found.twins.map((m) => [m.client_message_id!, m]));
+  // Idempotency keys are per chat: a key another chat used is a different message and reveals nothing of it.
+  const twins = new Map(found.twins.map((m) => [`${m.conversation_id}\n${m.client_message_id}`, m]));
   const known = {
     contacts: new Map(found.contacts.map((c) => [c.contact_key, c])),
     conversations: new Map(found.conversations.map((c) => [c.chat_id, c])),
@@ -123,27 +130,30 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   const touches = new Map<string, ConversationTouch>();
 
   items.forEach(({ chatId, input }, i) => {
+    const chatChannel = channels.get(chatId) ?? known.conversations.get(chatId)?.channel;
+    if (chatChannel !== undefined && chatChannel !== input.channel) return plan.outcomes.push({ kind: "other-channel", channel: chatChannel });
     const clientId = input.clientMessageId;
     if (clientId !== null) {
-      const twin = twins.get(clientId);
+      const twin = twins.get(`${known.conversations.get(chatId)?.id}\n${clientId}`);
       if (twin) return plan.outcomes.push({ kind: "repeat", message: twin });
-      const earlier = firstWithClientId.get(clientId);
+      const earlier = firstWithClientId.get(`${chatId}\n${clientId}`);
       if (earlier !== undefined) return plan.outcomes.push({ kind: "same-as", item: earlier });
-      firstWithClientId.set(clientId, i);
+      firstWithClientId.set(`${chatId}\n${clientId}`, i);
     }
     let contact = contacts.get(input.contactKey);
+    const knownContact = known.contacts.get(input.contactKey);
     if (!contact) {
-      const knownContact = known.contacts.get(input.contactKey);
       contact = contactState(knownContact, input.contactKey);
       if (!knownContact) contact.write.number = ++counters.last_contact_number;
       contacts.set(input.contactKey, contact);
     }
-    learn(contact, input.contact);
+    // An unverified sender naming someone's user id joins that contact but never renames it.
+    if (!knownContact || input.verified || known.conversations.get(chatId)?.contact_id === knownContact.id) learn(contact, input.contact);
 
     let conversationId = conversationIds.get(chatId);
     if (!conversationId) {
       const existing = known.conversations.get(chatId);
-      conversationId = existing?.id ?? randomUUID();
+      conversationId = existing?.id ?? newRowId();
       conversationIds.set(chatId, conversationId);
       plan.statusBefore.set(chatId, existing?.status ?? "new");
       channels.set(chatId, existing?.channel ?? input.channel);
@@ -151,13 +161,15 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
         plan.createdChats.add(chatId);
         plan.conversations.push({
           id: conversationId, number: ++counters.last_conversation_number, chatId, channel: input.channel, contactId: contact.write.id,
+          messageCount: 0, lastMessageId: "", latestAt: input.createdAt,
         });
       }
     }
     const message: DbMessage = {
-      id: randomUUID(), bot_id: bot.id, conversation_id: conversationId, message_id: ++counters.last_message_id, direction: "in",
+      id: newRowId(), bot_id: bot.id, conversation_id: conversationId, message_id: ++counters.last_message_id, direction: "in",
       sender: "user", contact_id: contact.write.id, from_id: input.fromId, text: input.text, reply_markup: null,
       metadata: input.metadata, client_message_id: clientId, created_at: input.createdAt, edited_at: null, deleted_at: null, entities: null,
+      attachments: input.attachments ?? [],
     };
     const existing = known.conversations.get(chatId);
     const updateId = !existing || reportsToBot(existing) ? ++counters.last_update_id : null;
@@ -166,6 +178,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
     plan.messageWrites.push({
       id: message.id, conversationId, messageId: message.message_id, contactId: contact.write.id, fromId: input.fromId,
       text: input.text, metadata: JSON.stringify(input.metadata), clientMessageId: clientId, createdAt: input.createdAt,
+      attachments: JSON.stringify(input.attachments ?? []),
     });
     const touch = touches.get(conversationId);
     if (touch) {
@@ -185,6 +198,12 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   }
   plan.updates = plan.messages.flatMap((m) => (m.update ? [m.update] : []));
   plan.contacts = [...contacts.values()].filter((c) => c.dirty).map((c) => c.write);
+  // A conversation the batch creates is inserted with its activity; only known ones are touched.
+  for (const created of plan.conversations) {
+    const touch = touches.get(created.id)!;
+    Object.assign(created, { messageCount: touch.added, lastMessageId: touch.lastMessageId, latestAt: touch.latestAt });
+    touches.delete(created.id);
+  }
   plan.touches = [...touches.values()];
   return plan;
 }

@@ -17,7 +17,7 @@ import {
 } from "../db/intake.ts";
 import { insertOutboxRows } from "../db/outbox.ts";
 import { toConversation, toMessage } from "../db/view.ts";
-import { isDependencyOutage, notFound } from "../core/errors.ts";
+import { conflict, isDependencyOutage, notFound } from "../core/errors.ts";
 import { noEffects, type Effects, type PendingUpdate } from "../core/events.ts";
 import { json } from "../db/driver.ts";
 import type { Accepted } from "./conversation.ts";
@@ -58,6 +58,8 @@ interface Committed {
   plan: BatchPlan;
   conversations: Map<string, DbConversation>;
   contacts: Map<string, DbContact>;
+  /** Each update's payload encoded once, for its outbox row and its log message alike. */
+  updateJson: (string | undefined)[];
 }
 
 export class IntakeActor implements ActorHooks {
@@ -125,7 +127,7 @@ export class IntakeActor implements ActorHooks {
     const { plan } = committed;
     const answers = plan.outcomes.map((outcome) => (outcome.kind === "new" ? this.acceptedNew(committed, outcome.index) : undefined));
     this.deps.publishEvents(this.effectsOf(committed));
-    const updates = plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload }));
+    const updates = plan.updates.map((u, i) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload, json: committed.updateJson[i] }));
     let publishError: unknown;
     const inTransaction = this.deps.logInTransaction;
     if (updates.length && inTransaction) {
@@ -142,6 +144,7 @@ export class IntakeActor implements ActorHooks {
     }
     plan.outcomes.forEach((outcome, i) => {
       const w = batch[i]!;
+      if (outcome.kind === "other-channel") return w.reject(otherChannel(outcome.channel));
       if (outcome.kind === "repeat") {
         return w.resolve({ message: outcome.message, conversation: committed.conversations.get(outcome.message.conversation_id)!, repeated: true });
       }
@@ -158,7 +161,7 @@ export class IntakeActor implements ActorHooks {
     const clientIds = [...new Set(items.map((i) => i.input.clientMessageId).filter((id): id is string => id !== null))];
     const keys = [...new Set(items.map((i) => i.input.contactKey))];
     const chats = [...new Set(items.map((i) => i.chatId))];
-    return db.transaction(async (tx) => {
+    return db.transactionCommitBehind(async (tx) => {
       // The look-ups run after the lock is granted (one connection runs them in order), so
       // they see everything committed before: one round trip for all four.
       const [counters, twins, contacts, conversations] = await inOrder(db, [
@@ -172,8 +175,10 @@ export class IntakeActor implements ActorHooks {
       const byId = new Map(conversations.map((c) => [c.id, c]));
       const contactById = new Map(contacts.map((c) => [c.id, c]));
       for (const c of await findConversationsByIds(tx, twins.map((t) => t.conversation_id).filter((id) => !byId.has(id)))) byId.set(c.id, c);
-      if (plan.messages.length === 0) return { plan, conversations: byId, contacts: contactById };
-      const [, upserted, , , touched] = await inOrder(db, [
+      if (plan.messages.length === 0) return { last: Promise.resolve({ plan, conversations: byId, contacts: contactById, updateJson: [] }) };
+      const updateJson = this.deps.logInTransaction ? [] : plan.updates.map((u) => json(u.payload));
+      // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
+      const writes = inOrder(db, [
         () => setBotCounters(tx, bot.id, plan.counters),
         () => upsertContacts(tx, bot.id, bot.owner_id, plan.contacts),
         () => insertConversations(tx, bot.id, bot.owner_id, plan.conversations),
@@ -181,11 +186,15 @@ export class IntakeActor implements ActorHooks {
         () => touchConversationsForIncoming(tx, plan.touches),
         () => this.deps.logInTransaction
           ? this.deps.logInTransaction.append(tx, bot.id, plan.updates)
-          : insertOutboxRows(tx, bot.id, plan.updates.map((u) => ({ updateId: u.update_id, payload: json(u.payload) }))),
+          : insertOutboxRows(tx, bot.id, plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson[i]! }))),
       ] as const);
-      for (const c of upserted) contactById.set(c.id, c);
-      for (const c of touched) byId.set(c.id, c);
-      return { plan, conversations: byId, contacts: contactById };
+      return {
+        last: writes.then(([, upserted, created, , touched]) => {
+          for (const c of upserted) contactById.set(c.id, c);
+          for (const c of [...created, ...touched]) byId.set(c.id, c);
+          return { plan, conversations: byId, contacts: contactById, updateJson };
+        }),
+      };
     });
   }
 
@@ -213,9 +222,17 @@ export class IntakeActor implements ActorHooks {
         effects.events.push(event("conversation_updated"));
       }
     }
+    // Grouped by kind (each chat's own order kept: created, message, updated), so the batch's
+    // events of a kind share one subject and travel as one bus message.
+    effects.events.sort((a, b) => KIND_ORDER[a.kind as keyof typeof KIND_ORDER] - KIND_ORDER[b.kind as keyof typeof KIND_ORDER]);
     return effects;
   }
 }
+
+const KIND_ORDER = { conversation_created: 0, message_created: 1, conversation_updated: 2 } as const;
+
+const otherChannel = (channel: string) =>
+  conflict(`chat_id belongs to a conversation of channel ${channel}; a chat's channel is fixed when it is created`, "chat_of_other_channel");
 
 /**
  * Lets the event loop read the sockets, so requests already on their way join the next batch.

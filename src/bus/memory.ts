@@ -22,7 +22,7 @@ export function memoryBus(options: BusOptions = {}): EventBus {
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
-  return {
+  const bus: EventBus = {
     async publish(subject, data) {
       if (closed) throw busClosed();
       const tokens = checkSubject(subject, false);
@@ -36,6 +36,10 @@ export function memoryBus(options: BusOptions = {}): EventBus {
           if (subscription.active) deliver(subscription.handler, JSON.parse(text), subject, onError);
         });
       }
+    },
+
+    async publishMany(subject, list) {
+      for (const data of list) await bus.publish(subject, data);
     },
 
     subscribe(subject, handler) {
@@ -58,4 +62,5 @@ export function memoryBus(options: BusOptions = {}): EventBus {
       subscriptions.clear();
     },
   };
+  return bus;
 }

@@ -10,7 +10,9 @@ import {
   defaultOnError,
   deliver,
   type EventBus,
+  decodeEvents,
   encodeEvent,
+  encodeEvents,
   type Unsubscribe,
 } from "./bus.ts";
 
@@ -35,6 +37,13 @@ export function natsBus(nc: NatsConnection, options: BusOptions & { names?: Nats
       nc.publish(names.wire(subject), encoder.encode(encodeEvent(subject, data)));
     },
 
+    async publishMany(subject, list) {
+      if (closed) throw busClosed();
+      checkSubject(subject, false);
+      if (nc.isClosed()) throw new AppError("unavailable", "NATS connection is closed");
+      for (const text of encodeEvents(subject, list)) nc.publish(names.wire(subject), encoder.encode(text));
+    },
+
     subscribe(subject, handler) {
       if (closed) throw busClosed();
       checkSubject(subject, true);
@@ -43,13 +52,14 @@ export function natsBus(nc: NatsConnection, options: BusOptions & { names?: Nats
         callback: (err, msg) => {
           if (err) return onError(subject, err);
           if (!active) return;
-          let data: unknown;
+          let list: unknown[];
           try {
-            data = JSON.parse(decoder.decode(msg.data));
+            list = decodeEvents(decoder.decode(msg.data));
           } catch (decodeError) {
             return onError(names.unwire(msg.subject), decodeError);
           }
-          deliver(handler, data, names.unwire(msg.subject), onError);
+          // Checked per event: a handler may unsubscribe while a batch is being delivered.
+          for (const data of list) if (active) deliver(handler, data, names.unwire(msg.subject), onError);
         },
       });
       const unsubscribe = () => {

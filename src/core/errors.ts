@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
 } as const;
@@ -23,7 +24,14 @@ export type ErrorReason =
   | "webhook_active" // get-updates while a webhook is set (409)
   | "not_modified" // an edit that changes nothing (400)
   | "bad_entities" // parse_mode markup or entities that cannot be read (400, Telegram's "can't parse entities")
-  | "query_expired"; // answerCallbackQuery for an unknown or already answered press (400)
+  | "query_expired" // answerCallbackQuery for an unknown or already answered press (400)
+  | "reset_token_invalid" // a password reset token that is unknown, used or expired (400)
+  | "chat_of_other_channel" // a chat_id whose conversation another channel created (409)
+  | "reserved_chat_id" // a public writer naming a chat id of the server's own namespace (400)
+  | "reserved_metadata" // a public writer setting metadata only the server sets (400)
+  | "signature_required" // a channel that requires signed requests got an unsigned or badly signed one (401)
+  | "session_revoked" // a user token logged out, or issued before a password change (401)
+  | "wrong_file_id"; // a file_id that is not this bot's or this chat's (400, Telegram's "wrong file identifier")
 
 export class AppError extends Error {
   constructor(
@@ -42,7 +50,7 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string, reason?: ErrorReason) => new AppError("bad_request", message, undefined, reason);
-export const unauthorized = (message = "missing or invalid token") => new AppError("unauthorized", message);
+export const unauthorized = (message = "missing or invalid token", reason?: ErrorReason) => new AppError("unauthorized", message, undefined, reason);
 export const forbidden = (message: string) => new AppError("forbidden", message);
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 export const conflict = (message: string, reason?: ErrorReason) => new AppError("conflict", message, undefined, reason);

@@ -11,9 +11,6 @@ export type ConversationEventKind =
   | "message_updated"
   | "message_deleted";
 
-/** Every kind published on events.<owner>.<kind>. */
-export type EventKind = ConversationEventKind | "typing" | "operator_typing" | "callback_answered";
-
 export interface PlatformEvent {
   kind: ConversationEventKind;
   owner_id: string;
@@ -48,7 +45,9 @@ export type UserEvent =
   /** The user read a conversation (in another tab or device): its unread count now. */
   | { kind: "conversation_read"; user_id: string; bot_id: string; conversation_id: string; unread_count: number }
   /** The user joined or left a bot, or it was renamed or deleted: reload the bot list (bot_id absent: found by a periodic re-check). */
-  | { kind: "bots_changed"; user_id: string; bot_id?: string };
+  | { kind: "bots_changed"; user_id: string; bot_id?: string }
+  /** A token of the user was logged out or their password changed: open streams re-check theirs. */
+  | { kind: "session_revoked"; user_id: string };
 
 /** The bot's answerCallbackQuery: the widget shows its text as a toast or an alert and stops the button's spinner. */
 export interface CallbackAnsweredEvent {
@@ -73,6 +72,8 @@ export interface CommittedUpdate {
 /** What goes into the update log: the identity and the Update itself. */
 export interface PendingUpdate extends CommittedUpdate {
   payload: Record<string, unknown>;
+  /** The payload as JSON text when the writer already encoded it (its outbox row): the log stores these very bytes. */
+  json?: string;
 }
 
 export interface Effects {
@@ -81,3 +82,12 @@ export interface Effects {
 }
 
 export const noEffects = (): Effects => ({ events: [], updates: [] });
+
+/** The inbox stream's own notices: `ready` once the replay is out (its cursor resumes), `reset`: reload. */
+export type InboxStreamControl = { kind: "ready"; cursor: string } | { kind: "reset"; reason: string };
+
+/**
+ * Everything GET /api/inbox/stream sends, each as an SSE event named by `kind` whose data
+ * is the rest. Replayed conversation snapshots also carry `assignee`.
+ */
+export type InboxStreamEvent = PlatformEvent | TypingEvent | OperatorTypingEvent | CallbackAnsweredEvent | UserEvent | InboxStreamControl;

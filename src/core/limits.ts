@@ -1,6 +1,6 @@
 // Limits shared by more than one layer, defined once.
 
-/** DESIGN §7: a request body (and what a compressed one expands to, and a webhook reply) is at most 64 KiB. */
+/** docs/design.md §7: a request body (and what a compressed one expands to, and a webhook reply) is at most 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Long enough for any real endpoint, short enough to keep rows and logs small. */

@@ -3,6 +3,7 @@
 // OpenAPI, and checks at compile time that the two stay identical.
 
 import type { MessageEntity } from "./updates.ts";
+import type { FileRecord } from "./files.ts";
 
 export const HANDLERS = ["bot", "human"] as const;
 export type HandledBy = (typeof HANDLERS)[number];
@@ -10,11 +11,55 @@ export type HandledBy = (typeof HANDLERS)[number];
 export const STATUSES = ["new", "open", "waiting", "closed"] as const;
 export type Status = (typeof STATUSES)[number];
 
+/**
+ * The reopen rule, owned here and nowhere else: an incoming message (or a button press)
+ * reopens a conversation the operator had parked or closed. The intake's batch update in SQL
+ * takes this list as a parameter.
+ */
+export const REOPENED_BY_INCOMING: readonly Status[] = ["waiting", "closed"];
+export const statusAfterIncoming = (status: Status): Status => (REOPENED_BY_INCOMING.includes(status) ? "open" : status);
+
 export const CHANNEL_TYPES = ["web", "website", "widget", "sitecms", "crm", "email", "mobile_app", "custom_api"] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
-/** Channels whose outgoing messages are POSTed to a callback_url (DESIGN §5). */
-export const CALLBACK_CHANNELS: readonly ChannelType[] = ["custom_api", "crm", "mobile_app", "email"];
+/** Which settings a channel's config holds (domain/channels.ts has the schema of each). */
+export type ChannelConfigKind = "widget" | "callback" | "form" | "email" | "none";
+
+export interface ChannelTraits {
+  /** A browser chat: its visitor reads the chat's history and live stream (GET /api/messages, the widget stream). */
+  publicHistory: boolean;
+  /** Outgoing messages are POSTed to the channel's callback_url (a channel callback, docs/design.md §5). */
+  callback: boolean;
+  /** Messages come from the integrator's own server, which can sign them (require_signature). */
+  signable: boolean;
+  config: ChannelConfigKind;
+}
+
+/** Every channel and what it does: the one place a channel's behaviour is decided. */
+export const CHANNELS: Readonly<Record<ChannelType, ChannelTraits>> = {
+  web: { publicHistory: true, callback: false, signable: false, config: "none" },
+  website: { publicHistory: true, callback: false, signable: false, config: "none" },
+  widget: { publicHistory: true, callback: false, signable: false, config: "widget" },
+  sitecms: { publicHistory: false, callback: false, signable: true, config: "form" },
+  crm: { publicHistory: false, callback: true, signable: true, config: "callback" },
+  email: { publicHistory: false, callback: true, signable: true, config: "email" },
+  mobile_app: { publicHistory: false, callback: true, signable: true, config: "callback" },
+  custom_api: { publicHistory: false, callback: true, signable: true, config: "callback" },
+};
+
+const isChannelType = (channel: string): channel is ChannelType => Object.hasOwn(CHANNELS, channel);
+
+/** Channels whose outgoing messages go to a channel callback (SQL filters take the list). */
+export const CALLBACK_CHANNELS: readonly ChannelType[] = CHANNEL_TYPES.filter((type) => CHANNELS[type].callback);
+
+/** Whether a conversation's visitor may read its history (browser chats only). */
+export const hasPublicHistory = (channel: string): boolean => isChannelType(channel) && CHANNELS[channel].publicHistory;
+
+/** Whether the channel's messages may be signed by the integrator's server. */
+export const isSignable = (channel: string): boolean => isChannelType(channel) && CHANNELS[channel].signable;
+
+/** Whether the channel's outgoing messages are channel callbacks. */
+export const hasCallback = (channel: string): boolean => isChannelType(channel) && CHANNELS[channel].callback;
 
 export interface Contact {
   id: string;
@@ -41,9 +86,13 @@ export interface Message {
   entities: MessageEntity[] | null;
   reply_markup: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
+  /** The message's files with signed links; `text` is then their caption and may be empty. */
+  attachments: FileRecord[];
   created_at: string;
   edited_at: string | null;
   delivery?: "pending" | "delivered" | "failed" | null;
+  /** Why an outgoing mail failed or waits for a retry. */
+  delivery_error?: string | null;
 }
 
 export interface Conversation {

@@ -2,7 +2,7 @@
 // token, `>` the rest (NATS rules, also kept by the in-process bus). The names on NATS
 // (streams, buckets, the update log's `log.updates.<bot>`, the prefix) are natsNames below.
 
-/** events.<owner>.<kind>: inbox live view, widget stream, push (DESIGN §2). */
+/** events.<owner>.<kind>: inbox live view, widget stream, push (docs/design.md §2). */
 export const eventSubject = (event: { owner_id: string; kind: string }) => `events.${event.owner_id}.${event.kind}`;
 /** Every event of one owner, whatever its kind. */
 export const ownerEventsSubject = (ownerId: string) => `events.${ownerId}.>`;
@@ -65,6 +65,8 @@ export interface NatsNames {
   leasesBucket: string;
   /** KV bucket of shared rate-limit counters. */
   rateLimitBucket: string;
+  /** Object Store bucket of uploaded files' bytes. */
+  filesBucket: string;
   /** A bus subject (or pattern) as sent to NATS. */
   wire(subject: string): string;
   /** The bus subject of a subject received from NATS. */
@@ -81,6 +83,7 @@ export function natsNames(prefix = ""): NatsNames {
     eventsStream: name("EVENTS"),
     leasesBucket: name("LEASES"),
     rateLimitBucket: name("RATELIMITS"),
+    filesBucket: name("FILES"),
     wire,
     unwire: (subject) => (prefix && subject.startsWith(`${prefix}.`) ? subject.slice(prefix.length + 1) : subject),
   };

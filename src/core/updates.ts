@@ -1,5 +1,6 @@
-// The Update and Message shapes a bot's backend sees (DESIGN §5); db/view.ts builds them
+// The Update and Message shapes a bot's backend sees (docs/design.md §5); db/view.ts builds them
 // from stored rows.
+import type { FileRecord } from "./files.ts";
 
 /** Telegram's entity types; offsets and lengths count UTF-16 code units, as Telegram's do. */
 export const ENTITY_TYPES = [
@@ -38,6 +39,8 @@ export interface RuntimeMessage {
   form?: Record<string, unknown>;
   reply_markup?: Record<string, unknown>;
   edit_date?: number;
+  /** Files with signed links; `text` is then their caption. */
+  attachments?: FileRecord[];
 }
 
 /** The update kinds that carry a message of the chat, in the order a payload is searched for it. */

@@ -24,16 +24,21 @@ export async function findChannel(db: Queryable, botId: string, channelType: str
   return rows[0];
 }
 
-/** Upsert; a null isActive or config keeps the stored value (or the default for a new row). */
+/**
+ * Upsert; a null isActive or config keeps the stored value (or the default for a new row).
+ * A config is merged key by key into the stored one (a key given as null is removed), in the
+ * statement itself so two owners' edits of different keys both hold.
+ */
 export async function upsertChannel(
   db: Queryable, botId: string, channelType: string, isActive: boolean | null, config: Record<string, unknown> | null,
 ): Promise<DbChannel> {
   const rows = await db.query<DbChannel>(
     `insert into channels (bot_id, channel_type, is_active, config)
-     values ($1, $2, coalesce($3::boolean, true), coalesce($4::text::jsonb, '{}'::jsonb))
+     values ($1, $2, coalesce($3::boolean, true), jsonb_strip_nulls(coalesce($4::text::jsonb, '{}'::jsonb)))
      on conflict (bot_id, channel_type) do update set
        is_active = coalesce($3::boolean, channels.is_active),
-       config = coalesce($4::text::jsonb, channels.config),
+       config = case when $4::text is null then channels.config
+                else (channels.config || $4::text::jsonb) - array(select key from jsonb_each($4::text::jsonb) where value = 'null'::jsonb) end,
        updated_at = now()
      returning bot_id, channel_type, is_active, config, updated_at`,
     [botId, channelType, isActive, config === null ? null : json(config)],

@@ -14,6 +14,12 @@ export interface Db extends Queryable {
   readonly kind: "postgres" | "pglite";
   /** Runs fn in one transaction; rolls back when fn throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A transaction whose fn issues its last statements without awaiting them and hands them
+   * back as `last`: COMMIT follows them at once (PostgreSQL: written together, one round trip
+   * fewer) and the result is theirs. If any of them fails, nothing is committed and it throws.
+   */
+  transactionCommitBehind<T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>): Promise<T>;
   /** Answers quickly whether the database is reachable (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

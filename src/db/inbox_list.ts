@@ -27,7 +27,7 @@ export async function listMemberInbox(db: Queryable, f: MemberInboxFilter): Prom
   if (f.pattern !== null) {
     params.push(f.pattern);
     searchClause = `and c.id in (
-        select id from conversations where bot_id = mb.bot_id and (chat_id ilike $7 or operator_note ilike $7)
+        select id from conversations where bot_id = mb.bot_id and (chat_id ilike $7 or (operator_note <> '' and operator_note ilike $7))
         union
         select cv.id from contacts ct join conversations cv on cv.contact_id = ct.id
           where ct.bot_id = mb.bot_id and (ct.name ilike $7 or ct.email ilike $7 or ct.phone ilike $7)

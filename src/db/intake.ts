@@ -1,6 +1,7 @@
 // The queries of a group commit (actors/intake.ts): each takes or writes a whole batch of
 // incoming messages of one bot in one statement (arrays unnested server-side), so a batch
 // costs the same handful of round trips whether it holds one message or hundreds.
+import { REOPENED_BY_INCOMING } from "../core/records.ts";
 import { CONTACT_COLUMNS, type ContactFields, type DbContact } from "./contacts.ts";
 import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
@@ -100,16 +101,26 @@ export interface ConversationWrite {
   chatId: string;
   channel: string;
   contactId: string;
+  /** The batch's messages in it: a new conversation is written once, with its activity, never touched after. */
+  messageCount: number;
+  lastMessageId: string;
+  latestAt: Date;
 }
 
-export async function insertConversations(db: Queryable, botId: string, ownerId: string, rows: ConversationWrite[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
-    `insert into conversations (id, bot_id, owner_id, number, chat_id, channel, contact_id)
-     select v.id, $1::uuid, $2::uuid, v.number, v.chat_id, v.channel, v.contact_id
-     from unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::uuid[]) as v(id, number, chat_id, channel, contact_id)`,
+/**
+ * Written with their activity already counted: an update right after the insert would write
+ * every index of the row a second time (last_message_at is indexed, so it is never HOT).
+ */
+export async function insertConversations(db: Queryable, botId: string, ownerId: string, rows: ConversationWrite[]): Promise<DbConversation[]> {
+  if (rows.length === 0) return [];
+  return db.query<DbConversation>(
+    `insert into conversations as c (id, bot_id, owner_id, number, chat_id, channel, contact_id, message_count, last_message_id, last_message_at)
+     select v.id, $1::uuid, $2::uuid, v.number, v.chat_id, v.channel, v.contact_id, v.message_count, v.last_message_id, greatest(now(), v.latest_at)
+     from unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::uuid[], $8::int4[], $9::uuid[], $10::timestamptz[])
+       as v(id, number, chat_id, channel, contact_id, message_count, last_message_id, latest_at)
+     returning ${CONVERSATION_COLUMNS}`,
     [botId, ownerId, rows.map((r) => r.id), rows.map((r) => r.number), rows.map((r) => r.chatId), rows.map((r) => r.channel),
-      rows.map((r) => r.contactId)],
+      rows.map((r) => r.contactId), rows.map((r) => r.messageCount), rows.map((r) => r.lastMessageId), rows.map((r) => r.latestAt.toISOString())],
   );
 }
 
@@ -124,20 +135,22 @@ export interface IncomingMessageWrite {
   metadata: string;
   clientMessageId: string | null;
   createdAt: Date;
+  /** JSON text of the message's files */
+  attachments: string;
 }
 
 export async function insertIncomingMessages(db: Queryable, botId: string, ownerId: string, rows: IncomingMessageWrite[]): Promise<void> {
   await db.query(
     `insert into messages as m (id, bot_id, owner_id, conversation_id, message_id, direction, sender, contact_id, from_id, text,
-                                metadata, client_message_id, created_at)
+                                metadata, client_message_id, created_at, attachments)
      select v.id, $1::uuid, $2::uuid, v.conversation_id, v.message_id, 'in', 'user', v.contact_id, v.from_id, v.text,
-            v.metadata::jsonb, v.client_message_id, v.created_at
-     from unnest($3::uuid[], $4::uuid[], $5::int8[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
-       as v(id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at)
+            v.metadata::jsonb, v.client_message_id, v.created_at, v.attachments::jsonb
+     from unnest($3::uuid[], $4::uuid[], $5::int8[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[])
+       as v(id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at, attachments)
 `,
     [botId, ownerId, rows.map((r) => r.id), rows.map((r) => r.conversationId), rows.map((r) => r.messageId), rows.map((r) => r.contactId),
       rows.map((r) => r.fromId), rows.map((r) => r.text), rows.map((r) => r.metadata), rows.map((r) => r.clientMessageId),
-      rows.map((r) => r.createdAt.toISOString())],
+      rows.map((r) => r.createdAt.toISOString()), rows.map((r) => r.attachments)],
   );
 }
 
@@ -150,12 +163,13 @@ export interface ConversationTouch {
   contactId: string;
 }
 
-/** One update per conversation for the whole batch; an incoming message reopens a waiting or closed one. */
+/** One update per known conversation for the whole batch; an incoming message reopens one (core/records.ts REOPENED_BY_INCOMING). */
 export async function touchConversationsForIncoming(db: Queryable, rows: ConversationTouch[]): Promise<DbConversation[]> {
+  if (rows.length === 0) return [];
   return db.query<DbConversation>(
     `update conversations c set message_count = c.message_count + v.added, last_message_id = v.last_message_id,
        last_message_at = greatest(c.last_message_at, v.latest_at),
-       status = case when c.status in ('waiting', 'closed') then 'open' else c.status end,
+       status = case when c.status::text = any($6::text[]) then 'open' else c.status end,
        contact_id = coalesce(c.contact_id, v.contact_id), updated_at = now()
      from unnest($1::uuid[], $2::int4[], $3::uuid[], $4::timestamptz[], $5::uuid[]) as v(id, added, last_message_id, latest_at, contact_id)
      -- The any() gives the planner the primary key even without statistics (PGlite has none:
@@ -163,6 +177,6 @@ export async function touchConversationsForIncoming(db: Queryable, rows: Convers
      where c.id = v.id and c.id = any($1::uuid[])
      returning ${CONVERSATION_COLUMNS}`,
     [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId), rows.map((r) => r.latestAt.toISOString()),
-      rows.map((r) => r.contactId)],
+      rows.map((r) => r.contactId), REOPENED_BY_INCOMING],
   );
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from "./driver.ts";
 import { json } from "./driver.ts";
 import type { MessageEntity } from "../core/updates.ts";
+import type { StoredFile } from "../core/files.ts";
 
 export interface DbMessage {
   id: string;
@@ -15,6 +16,8 @@ export interface DbMessage {
   entities: MessageEntity[] | null;
   reply_markup: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
+  /** The message's files, in order (empty for text alone). */
+  attachments: StoredFile[];
   client_message_id: string | null;
   created_at: Date;
   edited_at: Date | null;
@@ -23,7 +26,7 @@ export interface DbMessage {
 
 /** Shared with the stream queries (db/streams.ts), so a new column reaches every reader. */
 export const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
-  m.text, m.entities, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at`;
+  m.text, m.entities, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at, m.attachments`;
 
 export interface NewMessage {
   botId: string;
@@ -41,25 +44,21 @@ export interface NewMessage {
   metadata: Record<string, unknown>;
   clientMessageId: string | null;
   createdAt: Date;
+  attachments?: StoredFile[];
 }
 
-/** Returns undefined when client_message_id was already used for this bot. */
+/** Returns undefined when client_message_id was already used in this conversation. */
 export async function insertMessage(db: Queryable, m: NewMessage): Promise<DbMessage | undefined> {
   const rows = await db.query<DbMessage>(
     `insert into messages as m (bot_id, owner_id, conversation_id, message_id, direction, sender, contact_id, from_id,
-                                text, reply_markup, metadata, client_message_id, created_at, entities)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13, $14::text::jsonb)
-     on conflict (bot_id, client_message_id) where client_message_id is not null do nothing
+                                text, reply_markup, metadata, client_message_id, created_at, entities, attachments)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13, $14::text::jsonb, $15::text::jsonb)
+     on conflict (conversation_id, client_message_id) where client_message_id is not null do nothing
      returning ${MESSAGE_COLUMNS}`,
     [m.botId, m.ownerId, m.conversationId, m.messageId, m.direction, m.sender, m.contactId, m.fromId, m.text,
       m.replyMarkup === null ? null : json(m.replyMarkup), json(m.metadata), m.clientMessageId, m.createdAt,
-      m.entities ? json(m.entities) : null],
+      m.entities ? json(m.entities) : null, json(m.attachments ?? [])],
   );
-  return rows[0];
-}
-
-export async function findMessageById(db: Queryable, id: string): Promise<DbMessage | undefined> {
-  const rows = await db.query<DbMessage>(`select ${MESSAGE_COLUMNS} from messages m where m.id = $1`, [id]);
   return rows[0];
 }
 

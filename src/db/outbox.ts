@@ -22,10 +22,14 @@ export async function insertOutboxRows(db: Queryable, botId: string, rows: { upd
   );
 }
 
-/** Rows whose updates are durable in the log. */
-export async function deleteOutboxRows(db: Queryable, botId: string, updateIds: number[]): Promise<void> {
+/** Rows of several bots whose updates are durable in the log: pairs (botIds[i], updateIds[i]), one statement. */
+export async function deleteOutboxPairs(db: Queryable, botIds: string[], updateIds: number[]): Promise<void> {
   if (updateIds.length === 0) return;
-  await db.query(`delete from outbox where bot_id = $1 and update_id = any($2::int8[])`, [botId, updateIds]);
+  await db.query(
+    `delete from outbox o using unnest($1::uuid[], $2::int8[]) as v(bot_id, update_id)
+     where o.bot_id = v.bot_id and o.update_id = v.update_id`,
+    [botIds, updateIds],
+  );
 }
 
 /** The lowest committed, unpublished update_id in [from, to) that is not among `present`. */

@@ -40,6 +40,10 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     async transaction(fn) {
       return pg.transaction((tx) => fn(wrap(tx)));
     },
+    async transactionCommitBehind(fn) {
+      // One connection, one statement at a time: nothing to pipeline.
+      return pg.transaction(async (tx) => (await fn(wrap(tx))).last);
+    },
     async ping() {
       return !pg.closed;
     },

@@ -5,6 +5,7 @@ import { commandEntities, unixSeconds, type RuntimeMessage, type RuntimeSender }
 import type { DbContact } from "./contacts.ts";
 import type { DbConversation } from "./conversations.ts";
 import type { DbMessage } from "./messages.ts";
+import { withLink } from "../file-links.ts";
 
 export const toContact = (row: DbContact): Contact => ({
   id: row.id,
@@ -30,6 +31,7 @@ export const toMessage = (row: DbMessage, conversation: Pick<DbConversation, "ch
   entities: row.entities,
   reply_markup: row.reply_markup,
   metadata: row.metadata,
+  attachments: (row.attachments ?? []).map(withLink),
   created_at: row.created_at.toISOString(),
   edited_at: row.edited_at?.toISOString() ?? null,
 });
@@ -77,5 +79,6 @@ export function runtimeMessage(
   if (form && typeof form === "object") out.form = form as Record<string, unknown>;
   if (message.reply_markup) out.reply_markup = message.reply_markup;
   if (message.edited_at) out.edit_date = unixSeconds(message.edited_at);
+  if (message.attachments?.length) out.attachments = message.attachments.map(withLink);
   return out;
 }

@@ -7,7 +7,7 @@ import { pinnedRequest, resolveTarget, UrlRefused, type CheckedTarget, type UrlP
 export const REQUEST_TIMEOUT_MS = 10_000;
 /** Why: the first retry comes quickly (a blip), later ones spread out. */
 export const BACKOFF_BASE_MS = 1000;
-/** Why: DESIGN §6 caps the backoff at a minute, so a recovered receiver is served within one. */
+/** Why: docs/design.md §6 caps the backoff at a minute, so a recovered receiver is served within one. */
 export const BACKOFF_CAP_MS = 60_000;
 /** Why: a Retry-After is honoured, but one of days would park a chat far past the 24 h retention. */
 export const RETRY_AFTER_CAP_MS = 3600_000;
@@ -124,7 +124,7 @@ async function targetOf(url: string, policy: UrlPolicy): Promise<{ refusal: stri
 }
 
 /** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const ms = /^\d+$/.test(value.trim()) ? Number(value.trim()) * 1000 : Date.parse(value) - now;
   if (!Number.isFinite(ms)) return undefined;

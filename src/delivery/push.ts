@@ -2,11 +2,13 @@
 // Push notifications on each of their subscribed browsers, one event at a time so a
 // burst of messages arrives in order and never floods a push service in parallel.
 import type { Db } from "../db/driver.ts";
-import { listPushSubscriptions, recordPushFailure, recordPushSuccess, removePushSubscription } from "../db/push.ts";
+import { listPushSubscriptions, listSubscribedMemberIds, recordPushFailure, recordPushSuccess, removePushSubscription } from "../db/push.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import type { Logger } from "../logger.ts";
 import { sendPush, type PushOutcome, type PushPayload } from "./webpush.ts";
-import type { VapidKeys } from "./vapid.ts";
+import { loadVapidKeys, type VapidKeys } from "./vapid.ts";
+import type { ActorSystem } from "../actors/system.ts";
+import type { Consumer, EventQueue } from "../queue/queue.ts";
 import type { UrlPolicy } from "./ssrf.ts";
 
 /** A lock-screen line; the inbox has the rest. */
@@ -23,7 +25,7 @@ export interface PushDeps {
   publicUrl: string;
 }
 
-export function pushPayload(event: PlatformEvent, publicUrl: string): PushPayload {
+function pushPayload(event: PlatformEvent, publicUrl: string): PushPayload {
   const contact = event.conversation.contact;
   const who = contact?.name || [contact?.first_name, contact?.last_name].filter(Boolean).join(" ") || contact?.email || "Visitor";
   const text = event.message?.text ?? "";
@@ -61,4 +63,45 @@ export class PushActor {
     }
     return outcomes;
   }
+}
+
+/** What the push consumer runs on; the composition (services.ts) hands it in. */
+export interface PushConsumerDeps extends Omit<PushDeps, "vapid"> {
+  actors: ActorSystem;
+  queue: EventQueue;
+}
+
+export interface PushConsumerOptions {
+  /** Names the shared durable consumer (every push process uses the same one). */
+  name: string;
+  /** Tests use a consumer of their own, removed on stop, so parallel runs never share events. */
+  removeOnStop: boolean;
+}
+
+/** Turns incoming-message events into push notifications to every subscribed member of the bot. */
+export async function consumeForPush(deps: PushConsumerDeps, options: PushConsumerOptions): Promise<Consumer> {
+  const { db, logger } = deps;
+  const actorDeps: PushDeps = { ...deps, vapid: await loadVapidKeys(db) };
+  // Events of one bot arriving while its look-up runs share that look-up: a busy bot costs a
+  // query per burst, not per message, and nobody is told late (nothing is kept after it answers).
+  const lookups = new Map<string, Promise<string[]>>();
+  const subscribedMembers = (botId: string): Promise<string[]> => {
+    let ids = lookups.get(botId);
+    if (!ids) {
+      ids = listSubscribedMemberIds(db, botId).finally(() => lookups.delete(botId));
+      lookups.set(botId, ids);
+    }
+    return ids;
+  };
+  const handle = async (event: PlatformEvent): Promise<void> => {
+    if (event.message?.direction !== "in") return;
+    // Every member of the bot (owner and operators) is notified on their own subscriptions.
+    const members = await subscribedMembers(event.bot_id);
+    await Promise.all(members.map((userId) =>
+      deps.actors.actorOf("push", userId, () => new PushActor(actorDeps, userId)).ask((a) => a.notify(event))));
+  };
+  return deps.queue.consumeIncoming(handle, {
+    ...options,
+    onError: (err, redelivered) => logger.warn({ err }, redelivered ? "push failed; will be redelivered" : "push failed"),
+  });
 }

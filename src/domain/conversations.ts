@@ -3,6 +3,7 @@
 // followed by the dispatch of its effects, here and nowhere else, so no caller can forget it.
 // Intake (API, widget, form plugin), the bot's send/edit/delete, the operator's reply and
 // status/note all go through this module.
+import type { StoredFile } from "../core/files.ts";
 import { ConversationActor, type Accepted } from "../actors/conversation.ts";
 import { IntakeActor, type IntakeDeps } from "../actors/intake.ts";
 import type { IncomingInput } from "../actors/intake-plan.ts";
@@ -15,6 +16,7 @@ import type { RuntimeSender } from "../core/updates.ts";
 import type { Db } from "../db/driver.ts";
 import type { DbMessage } from "../db/messages.ts";
 import type { PublishUpTo } from "../outbox/dispatch.ts";
+import { unlinkFiles, type FileDeps } from "./files.ts";
 
 /** What the conversation use cases need, and nothing more. */
 export interface ConversationDeps {
@@ -29,7 +31,7 @@ export interface ConversationDeps {
 
 type BotRef = Pick<DbBot, "id" | "owner_id">;
 
-export function conversationActor(deps: Pick<ConversationDeps, "db" | "actors">, botId: string, chatId: string) {
+function conversationActor(deps: Pick<ConversationDeps, "db" | "actors">, botId: string, chatId: string) {
   return deps.actors.actorOf("conversation", `${botId}:${chatId}`, () => new ConversationActor(deps.db, botId, chatId));
 }
 
@@ -48,10 +50,10 @@ export async function takeIn(deps: ConversationDeps, chatId: string, input: Inco
 /** The bot's message into an existing chat (moves new → open, reaches the channel and live views). */
 export async function sendFromBot(
   deps: ConversationDeps, bot: BotRef, chatId: string, text: Formatted, replyMarkup: Record<string, unknown> | null,
-  metadata: Record<string, unknown> = {},
+  metadata: Record<string, unknown> = {}, attachments: StoredFile[] = [],
 ): Promise<{ message: DbMessage; conversation: DbConversation }> {
   const { message, conversation, effects } = await conversationActor(deps, bot.id, chatId).ask((actor) =>
-    actor.storeOutgoing(bot, "bot", text.text, replyMarkup, metadata, false, text.entities),
+    actor.storeOutgoing(bot, "bot", text.text, replyMarkup, metadata, false, text.entities, attachments),
   );
   await deps.dispatch(effects);
   return { message, conversation };
@@ -67,9 +69,12 @@ export async function editFromBot(
   return edited;
 }
 
-export async function deleteFromBot(deps: ConversationDeps, bot: BotRef, conversation: DbConversation, message: DbMessage): Promise<void> {
+/** The deleted message's files go at once unless another live message shows them. */
+export async function deleteFromBot(deps: ConversationDeps & FileDeps, bot: BotRef, conversation: DbConversation, message: DbMessage): Promise<void> {
   const { effects } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) => actor.deleteMessage(bot, conversation, message));
   await deps.dispatch(effects);
+  // Committed: a failure here only leaves the files to the sweep, which finds them unshown.
+  await unlinkFiles(deps, message.attachments).catch(() => undefined);
 }
 
 /** A visitor's button press: the callback_query id, or null when a human handles the chat (no update). */
@@ -95,11 +100,13 @@ export async function setHandledBy(deps: ConversationDeps, conversation: DbConve
 }
 
 /** The operator's reply: reported to the bot as an operator_message update, and to a callback channel. */
-export async function replyAsOperator(deps: ConversationDeps, conversation: DbConversation, text: string) {
+export async function replyAsOperator(
+  deps: ConversationDeps, conversation: DbConversation, text: string, attachments: StoredFile[] = [], metadata: Record<string, unknown> = {},
+) {
   // The conversation row already names the bot and its owner: all storeOutgoing needs.
   const bot = { id: conversation.bot_id, owner_id: conversation.owner_id };
   const { message, conversation: after, effects, callbackQueued } = await conversationActor(deps, bot.id, conversation.chat_id).ask((actor) =>
-    actor.storeOutgoing(bot, "operator", text, null, {}, true),
+    actor.storeOutgoing(bot, "operator", text, null, metadata, true, null, attachments),
   );
   await deps.dispatch(effects);
   return { message, conversation: after, callbackQueued };

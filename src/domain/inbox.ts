@@ -1,10 +1,13 @@
 // The operator's inbox: reading conversations (list, detail) and the operator's changes,
 // which go through the conversation write path (conversations.ts). Every call names the
 // user: what they see is what the bots they are members of hold (members.ts).
+import { requireTextOrFiles, resolveAttachments } from "./files.ts";
 import { contactsOfConversation } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import { listConversationMessages } from "../db/messages.ts";
 import { findCallbackStates } from "../db/webhooks.ts";
+import { findMailStates } from "../db/mail.ts";
+import type { DbMessage } from "../db/messages.ts";
 import { listMemberInbox } from "../db/inbox_list.ts";
 import { latestPageMetadata, otherConversationsOfContact, type AssigneeFilter, type DbContactConversation } from "../db/inbox_state.ts";
 import { forUser } from "./inbox_view.ts";
@@ -16,6 +19,7 @@ import type { Contact, ContactConversation, InboxConversation, Message, Status }
 import type { Db } from "../db/driver.ts";
 import { notFound } from "../core/errors.ts";
 import { findMemberConversation } from "../db/members.ts";
+import { findUserById } from "../db/users.ts";
 import { toContact, toMessage } from "../db/view.ts";
 
 /** Inbox pages: 100 by default (spec), 500 at most so one page stays one fast query. */
@@ -50,19 +54,19 @@ export type ConversationDetail = InboxConversation & {
 type InboxDeps = { db: Db };
 
 /** `%` and `_` typed by the operator are searched for literally. */
-export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export async function listConversations(platform: InboxDeps, userId: string, query: InboxQuery): Promise<InboxConversation[]> {
+export async function listConversations(deps: InboxDeps, userId: string, query: InboxQuery): Promise<InboxConversation[]> {
   // Naming a bot one is not a member of is 404, as everywhere else.
-  if (query.bot_id) await requireMember(platform.db, userId, query.bot_id);
+  if (query.bot_id) await requireMember(deps.db, userId, query.bot_id);
   let before = null;
   if (query.before) {
-    const cursor = await findMemberConversation(platform.db, query.before, userId);
+    const cursor = await findMemberConversation(deps.db, query.before, userId);
     if (!cursor) throw notFound("conversation given as before");
     before = { at: cursor.last_message_at, id: cursor.id };
   }
   const q = query.q?.trim();
-  const rows = await listMemberInbox(platform.db, {
+  const rows = await listMemberInbox(deps.db, {
     userId,
     botId: query.bot_id ?? null,
     status: query.status ?? null,
@@ -71,7 +75,7 @@ export async function listConversations(platform: InboxDeps, userId: string, que
     before,
     limit: Math.min(query.limit ?? INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT),
   });
-  return forUser(platform, userId, rows);
+  return forUser(deps, userId, rows);
 }
 
 const contactConversation = (row: DbContactConversation): ContactConversation => ({
@@ -87,41 +91,61 @@ function pageOf(metadata: Record<string, unknown> | undefined): ConversationDeta
 }
 
 export async function conversationDetail(
-  platform: InboxDeps, userId: string, id: string, before: number | undefined,
+  deps: InboxDeps, userId: string, id: string, before: number | undefined,
 ): Promise<ConversationDetail> {
-  const row = await requireMemberConversation(platform.db, userId, id);
+  const row = await requireMemberConversation(deps.db, userId, id);
   const [[card], messages, contacts, others, pageMetadata] = await Promise.all([
-    forUser(platform, userId, [row]),
-    listConversationMessages(platform.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null),
-    contactsOfConversation(platform.db, row.id),
-    row.contact_id ? otherConversationsOfContact(platform.db, row.contact_id, row.id) : Promise.resolve([]),
-    latestPageMetadata(platform.db, row.id),
+    forUser(deps, userId, [row]),
+    listConversationMessages(deps.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null),
+    contactsOfConversation(deps.db, row.id),
+    row.contact_id ? otherConversationsOfContact(deps.db, row.contact_id, row.id) : Promise.resolve([]),
+    latestPageMetadata(deps.db, row.id),
   ]);
-  const delivery = await findCallbackStates(platform.db, messages.filter((m) => m.direction === "out").map((m) => m.id));
+  const outgoing = messages.filter((m) => m.direction === "out").map((m) => m.id);
+  const [delivery, mail] = await Promise.all([findCallbackStates(deps.db, outgoing), findMailStates(deps.db, outgoing)]);
+  // An e-mail conversation's messages leave by mail: that state is the one shown.
+  const stateOf = (m: DbMessage) => {
+    const sent = mail.get(m.id);
+    return sent ? { delivery: sent.state, delivery_error: sent.last_error } : { delivery: delivery.get(m.id) ?? null };
+  };
   return {
     ...card!,
-    messages: messages.map((m) => ({ ...toMessage(m, row), delivery: delivery.get(m.id) ?? null })),
+    messages: messages.map((m) => ({ ...toMessage(m, row), ...stateOf(m) })),
     contacts: contacts.map(toContact),
     contact_conversations: others.map(contactConversation),
     page: pageOf(pageMetadata),
   };
 }
 
-export async function operatorReply(platform: ConversationDeps, userId: string, id: string, text: string): Promise<Message> {
-  const row = await requireMemberConversation(platform.db, userId, id);
-  const { message, conversation, callbackQueued } = await replyAsOperator(platform, row, text);
+/**
+ * The name a visitor sees on an operator's reply. Accounts have only an e-mail address, so
+ * its first word stands in ("anna.berg@acme.com": "Anna"): a first name, not the address.
+ */
+export function operatorName(email: string | undefined): string {
+  const first = email?.split("@")[0]?.split(/[._+-]/)[0]?.replace(/[^\p{L}]/gu, "") ?? "";
+  return first ? first[0]!.toUpperCase() + first.slice(1).toLowerCase() : "Support";
+}
+
+export async function operatorReply(
+  deps: ConversationDeps, userId: string, id: string, text: string, fileIds?: string[],
+): Promise<Message> {
+  const row = await requireMemberConversation(deps.db, userId, id);
+  const attachments = await resolveAttachments(deps.db, row.bot_id, fileIds, row.chat_id);
+  requireTextOrFiles(text, attachments);
+  const metadata = { operator_name: operatorName((await findUserById(deps.db, userId))?.email) };
+  const { message, conversation, callbackQueued } = await replyAsOperator(deps, row, text, attachments, metadata);
   return { ...toMessage(message, conversation), delivery: callbackQueued ? "pending" : null };
 }
 
 /** Status and note go through the write path; the assignee is its own small change (inbox_state.ts). */
 export async function patchConversation(
-  platform: ConversationDeps & { bus: EventBus }, userId: string, id: string, patch: ConversationMetaPatch,
+  deps: ConversationDeps & { bus: EventBus }, userId: string, id: string, patch: ConversationMetaPatch,
 ): Promise<InboxConversation> {
-  let row = await requireMemberConversation(platform.db, userId, id);
-  if (patch.assignee_id !== undefined) await checkAssignable(platform.db, row, patch.assignee_id);
+  let row = await requireMemberConversation(deps.db, userId, id);
+  if (patch.assignee_id !== undefined) await checkAssignable(deps.db, row, patch.assignee_id);
   if (patch.status !== undefined || patch.operator_note !== undefined) {
-    row = (await setStatusAndNote(platform, row, patch.status ?? null, patch.operator_note ?? null)).conversation;
+    row = (await setStatusAndNote(deps, row, patch.status ?? null, patch.operator_note ?? null)).conversation;
   }
-  if (patch.assignee_id !== undefined) row = await assign(platform, row, patch.assignee_id);
-  return (await forUser(platform, userId, [row]))[0]!;
+  if (patch.assignee_id !== undefined) row = await assign(deps, row, patch.assignee_id);
+  return (await forUser(deps, userId, [row]))[0]!;
 }

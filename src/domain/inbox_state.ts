@@ -25,8 +25,8 @@ export async function checkAssignable(db: Db, conversation: DbConversation, assi
 
 /**
  * Assigns the conversation (null: unassigns) and tells live views with a
- * conversation_updated whose snapshot carries `assignee`. Taking a conversation over (issue
- * 14's handoff) is meant to assign it to the operator through this function.
+ * conversation_updated whose snapshot carries `assignee`. Taking a conversation over (the
+ * handoff) is meant to assign it to the operator through this function.
  */
 export async function assign(deps: StateDeps, conversation: DbConversation, assigneeId: string | null): Promise<DbConversation> {
   await checkAssignable(deps.db, conversation, assigneeId);

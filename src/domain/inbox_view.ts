@@ -1,5 +1,7 @@
 // Conversation rows as an inbox shows them: with contact and last message, and for one user
 // with assignee and unread count. Batched: a page costs a few queries, not a few per row.
+// The one place stored conversations are loaded into snapshots (db/view.ts's toConversation
+// shapes one; the write path shapes the rows it already holds).
 import { findContactsByIds } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { Db } from "../db/driver.ts";
@@ -11,12 +13,12 @@ import type { Assignee, Conversation, InboxConversation } from "../core/records.
 type InboxDeps = { db: Db };
 
 /** Contacts and last messages of a page in two queries, not two per row. */
-export async function withRelations(platform: InboxDeps, rows: DbConversation[]): Promise<Conversation[]> {
+export async function withRelations(deps: InboxDeps, rows: DbConversation[]): Promise<Conversation[]> {
   const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is string => id !== null))];
   const messageIds = rows.map((r) => r.last_message_id).filter((id): id is string => id !== null);
   const [contacts, messages] = await Promise.all([
-    findContactsByIds(platform.db, contactIds),
-    findMessagesByIds(platform.db, messageIds),
+    findContactsByIds(deps.db, contactIds),
+    findMessagesByIds(deps.db, messageIds),
   ]);
   const contactById = new Map(contacts.map((c) => [c.id, c]));
   const messageById = new Map(messages.map((m) => [m.id, m]));
@@ -32,12 +34,12 @@ export async function assigneesOf(db: Db, conversationIds: string[]): Promise<Ma
 }
 
 /** Adds what this user's inbox shows beside the shared snapshot: assignee and unread count. */
-export async function forUser(platform: InboxDeps, userId: string, rows: DbConversation[]): Promise<InboxConversation[]> {
+export async function forUser(deps: InboxDeps, userId: string, rows: DbConversation[]): Promise<InboxConversation[]> {
   const ids = rows.map((r) => r.id);
   const [cards, assignees, unread] = await Promise.all([
-    withRelations(platform, rows),
-    assigneesOf(platform.db, ids),
-    unreadCounts(platform.db, userId, ids),
+    withRelations(deps, rows),
+    assigneesOf(deps.db, ids),
+    unreadCounts(deps.db, userId, ids),
   ]);
   return cards.map((card) => ({ ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0 }));
 }

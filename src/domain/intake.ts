@@ -1,12 +1,13 @@
 // Intake: a person's message from any public source (custom API, widget, form plugin) becomes
 // one conversation message through the same write path (conversations.ts takeIn). The HTTP
 // side has already named the bot, limited it and checked the Origin (http/public.ts).
+import { requireTextOrFiles, resolveAttachments } from "./files.ts";
 import { randomUUID } from "node:crypto";
 import type { Accepted } from "../actors/conversation.ts";
 import { badRequest, forbidden, notFound } from "../core/errors.ts";
 import { MAX_TEXT_LENGTH } from "../core/limits.ts";
-import type { ChannelType, Message } from "../core/records.ts";
-import type { DbBot } from "../db/bots.ts";
+import { hasPublicHistory, type ChannelType, type Message } from "../core/records.ts";
+import { findBotByIntegrationKey, type DbBot } from "../db/bots.ts";
 import type { BotDirectory } from "./directory.ts";
 import type { ContactFields } from "../db/contacts.ts";
 import { findConversationByChat } from "../db/conversations.ts";
@@ -14,8 +15,9 @@ import type { Db } from "../db/driver.ts";
 import { listConversationMessages } from "../db/messages.ts";
 import { toMessage } from "../db/view.ts";
 import { takeIn, type ConversationDeps } from "./conversations.ts";
+import { checkChannelSignature, refuseReservedMetadata, refuseServerChatId, SERVER_CHAT_PREFIX, visitorTime, type SignedRequest } from "./visitor.ts";
 
-/** Chat history pages (DESIGN §7). */
+/** Chat history pages (docs/design.md §7). */
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 200;
 
@@ -32,6 +34,8 @@ export interface IncomingMessage {
   external_user_id?: string;
   user?: { id?: string; first_name?: string; last_name?: string };
   metadata?: Record<string, unknown>;
+  /** file_ids uploaded for this chat (POST /api/files). */
+  attachments?: string[];
 }
 
 export interface AcceptedMessage {
@@ -62,31 +66,29 @@ export interface FormSubmission {
   fields?: Record<string, string | string[] | null>;
 }
 
-/** Timestamps above this are milliseconds (10^12 ms is 2001; 10^12 s is year 33658). */
-const MILLISECOND_THRESHOLD = 1e12;
-/** Public history is for chats a visitor owns in a browser; CRM/e-mail/form chats stay private. */
-export const PUBLIC_HISTORY_CHANNELS: ReadonlySet<string> = new Set(["web", "website", "widget"]);
 
 /** bot_id or widget_key; both must name the same bot; neither is 400; unknown is 404. */
-export async function selectBot(platform: { bots: BotDirectory }, botId: string | undefined, widgetKey: string | undefined): Promise<DbBot> {
+export async function selectBot(deps: { bots: BotDirectory }, botId: string | undefined, widgetKey: string | undefined): Promise<DbBot> {
   if (!botId && !widgetKey) throw badRequest("bot_id or widget_key is required");
-  const byId = botId ? await platform.bots.byId(botId) : undefined;
-  const byKey = widgetKey ? await platform.bots.byWidgetKey(widgetKey) : undefined;
+  const byId = botId ? await deps.bots.byId(botId) : undefined;
+  const byKey = widgetKey ? await deps.bots.byWidgetKey(widgetKey) : undefined;
   if (botId && widgetKey && byId && byKey && byId.id !== byKey.id) throw badRequest("bot_id and widget_key name different bots");
   const bot = byId ?? byKey;
   if (!bot || (botId && !byId) || (widgetKey && !byKey)) throw notFound("bot");
   return bot;
 }
 
-/** An inactive channel refuses incoming traffic; a never-configured one is active. */
-export async function requireActiveChannel(platform: { bots: BotDirectory }, botId: string, channel: ChannelType): Promise<void> {
-  const row = await platform.bots.channel(botId, channel);
-  if (row && !row.is_active) throw forbidden(`channel ${channel} is disabled for this bot`);
+/** The bot a site form names by its integration key; unknown is 404. */
+export async function botByIntegrationKey(deps: { db: Db }, integrationKey: string): Promise<DbBot> {
+  const bot = await findBotByIntegrationKey(deps.db, integrationKey);
+  if (!bot) throw notFound("integration");
+  return bot;
 }
 
-export function messageDate(timestamp: number | undefined, now = Date.now()): Date {
-  if (timestamp === undefined) return new Date(now);
-  return new Date(timestamp > MILLISECOND_THRESHOLD ? timestamp : timestamp * 1000);
+/** An inactive channel refuses incoming traffic; a never-configured one is active. */
+export async function requireActiveChannel(deps: { bots: BotDirectory }, botId: string, channel: ChannelType): Promise<void> {
+  const row = await deps.bots.channel(botId, channel);
+  if (row && !row.is_active) throw forbidden(`channel ${channel} is disabled for this bot`);
 }
 
 export interface IncomingPlan {
@@ -97,8 +99,8 @@ export interface IncomingPlan {
   fromId: string | null;
 }
 
-/** Works out chat, channel and contact from the request fields (DESIGN §6). */
-export function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean): IncomingPlan {
+/** Works out chat, channel and contact from the request fields (docs/design.md §6). */
+function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean): IncomingPlan {
   const chatId = body.chat_id ?? body.external_chat_id ?? randomUUID();
   const channel: ChannelType = body.channel ?? (selectedByWidgetKey ? "widget" : "custom_api");
   const fromId = body.user?.id ?? body.user_id ?? body.external_user_id ?? null;
@@ -114,23 +116,34 @@ export function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean
   };
 }
 
-/** `bot` is the one the request names, already limited and origin-checked (http/public.ts). */
+/**
+ * `bot` is the one the request names, already limited and origin-checked (http/public.ts);
+ * `signed` is the raw request, for channels that check their server's signature.
+ */
 export async function acceptMessage(
-  platform: ConversationDeps & { bots: BotDirectory }, bot: DbBot, body: IncomingMessage, idempotencyKey: string | undefined,
+  deps: ConversationDeps & { bots: BotDirectory }, bot: DbBot, body: IncomingMessage, idempotencyKey: string | undefined,
+  signed?: SignedRequest,
 ): Promise<AcceptedMessage> {
   const plan = planIncoming(body, !body.bot_id);
-  await requireActiveChannel(platform, bot.id, plan.channel);
-  const metadata = body.metadata ?? {};
+  refuseServerChatId(plan.chatId);
+  const given = body.metadata ?? {};
+  refuseReservedMetadata(given);
+  await requireActiveChannel(deps, bot.id, plan.channel);
+  const verified = await checkChannelSignature(deps, bot.id, plan.channel, signed);
+  const attachments = await resolveAttachments(deps.db, bot.id, body.attachments, plan.chatId);
+  requireTextOrFiles(body.text, attachments);
+  const { createdAt, clientTimestamp } = visitorTime(body.timestamp);
+  const metadata = clientTimestamp === undefined ? given : { ...given, client_timestamp: clientTimestamp };
   const clientId = metadata.client_message_id;
   const clientMessageId = typeof clientId === "string" || typeof clientId === "number" ? String(clientId) : idempotencyKey ?? null;
-  const accepted = await takeIn(platform, plan.chatId, {
-    bot, channel: plan.channel, text: body.text, createdAt: messageDate(body.timestamp), contactKey: plan.contactKey,
-    contact: plan.contact, fromId: plan.fromId, metadata, clientMessageId,
+  const accepted = await takeIn(deps, plan.chatId, {
+    bot, channel: plan.channel, text: body.text, createdAt, contactKey: plan.contactKey,
+    contact: plan.contact, fromId: plan.fromId, metadata, clientMessageId, attachments, verified,
   });
   return toAccepted(accepted);
 }
 
-export const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage => ({
+const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage => ({
   id: message.id,
   message_id: String(message.message_id),
   conversation_id: conversation.id,
@@ -138,26 +151,31 @@ export const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage
   created_at: message.created_at.toISOString(),
 });
 
-export async function chatHistory(platform: { db: Db }, bot: DbBot, query: HistoryQuery): Promise<Message[]> {
-  const conversation = await findConversationByChat(platform.db, bot.id, query.chat_id);
-  if (!conversation || !PUBLIC_HISTORY_CHANNELS.has(conversation.channel)) return [];
+export async function chatHistory(deps: { db: Db; bots: BotDirectory }, bot: DbBot, query: HistoryQuery): Promise<Message[]> {
+  const conversation = await findConversationByChat(deps.db, bot.id, query.chat_id);
+  if (!conversation || !hasPublicHistory(conversation.channel)) return [];
   if (query.channel && query.channel !== conversation.channel) return [];
+  // A switched-off channel is closed both ways: nothing in, nothing out.
+  await requireActiveChannel(deps, bot.id, conversation.channel as ChannelType);
   const limit = Math.min(query.limit ?? HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT);
-  const rows = await listConversationMessages(platform.db, conversation.id, limit, query.before ?? null);
+  const rows = await listConversationMessages(deps.db, conversation.id, limit, query.before ?? null);
   return rows.map((row) => toMessage(row, conversation));
 }
 
 const digits = (phone: string) => phone.replace(/[^\d+]/g, "");
 
-/** The conversation follows the person: by e-mail, else phone, else one per submission. */
+/**
+ * The conversation follows the person: by e-mail, else phone, else one per submission. These
+ * ids are in the server's namespace (SERVER_CHAT_PREFIX), which no public writer can name.
+ */
 export function formChatId(form: FormSubmission): string {
-  if (form.contact_email) return `form:email:${form.contact_email.trim().toLowerCase()}`;
-  if (form.contact_phone && digits(form.contact_phone)) return `form:phone:${digits(form.contact_phone)}`;
-  return `form:${randomUUID()}`;
+  if (form.contact_email) return `${SERVER_CHAT_PREFIX}email:${form.contact_email.trim().toLowerCase()}`;
+  if (form.contact_phone && digits(form.contact_phone)) return `${SERVER_CHAT_PREFIX}phone:${digits(form.contact_phone)}`;
+  return `${SERVER_CHAT_PREFIX}${randomUUID()}`;
 }
 
 /** The inbox shows a submission as text: title, then contact and fields line by line. */
-export function renderForm(form: FormSubmission): string {
+function renderForm(form: FormSubmission): string {
   const lines = [`Form: ${form.form_title ?? form.form_id ?? "website form"}`];
   if (form.contact_name) lines.push(`Name: ${form.contact_name}`);
   if (form.contact_email) lines.push(`Email: ${form.contact_email}`);
@@ -171,9 +189,15 @@ export function renderForm(form: FormSubmission): string {
 }
 
 /** `bot` is the one the integration_key names, already limited (http/public.ts). */
-export async function acceptFormSubmission(platform: ConversationDeps & { bots: BotDirectory }, bot: DbBot, form: FormSubmission): Promise<AcceptedMessage> {
-  await requireActiveChannel(platform, bot.id, "sitecms");
-  const chatId = formChatId(form);
+export async function acceptFormSubmission(
+  deps: ConversationDeps & { bots: BotDirectory }, bot: DbBot, form: FormSubmission, signed?: SignedRequest,
+): Promise<AcceptedMessage> {
+  await requireActiveChannel(deps, bot.id, "sitecms");
+  await checkChannelSignature(deps, bot.id, "sitecms", signed);
+  let chatId = formChatId(form);
+  // A chat another channel holds under this id (written before the namespace was reserved) is not joined.
+  const holder = await findConversationByChat(deps.db, bot.id, chatId);
+  if (holder && holder.channel !== "sitecms") chatId = `${SERVER_CHAT_PREFIX}${randomUUID()}`;
   const email = form.contact_email?.trim() ?? null;
   const phone = form.contact_phone?.trim() || null;
   const contactKey = email ? `email:${email.toLowerCase()}` : phone && digits(phone) ? `phone:${digits(phone)}` : `chat:${chatId}`;
@@ -181,7 +205,7 @@ export async function acceptFormSubmission(platform: ConversationDeps & { bots: 
   const metadata: Record<string, unknown> = { form: raw };
   if (form.page_url) metadata.page_url = form.page_url;
   // No client_message_id on a form, so never a repeat: takeIn's idempotent branch is not reached.
-  const accepted = await takeIn(platform, chatId, {
+  const accepted = await takeIn(deps, chatId, {
     bot, channel: "sitecms", text: renderForm(form), createdAt: new Date(), contactKey,
     contact: { externalUserId: null, firstName: null, lastName: null, name: form.contact_name ?? null, email, phone },
     fromId: null, metadata, clientMessageId: null,

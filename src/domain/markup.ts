@@ -1,5 +1,5 @@
 // reply_markup as Telegram checks it: inline keyboards of callback and url buttons (and the
-// kinds this platform passes through without acting on), reply keyboards, remove_keyboard.
+// kinds the server passes through without acting on), reply keyboards, remove_keyboard.
 import { badRequest } from "../core/errors.ts";
 import { MAX_CALLBACK_DATA_BYTES, MAX_URL_LENGTH } from "../core/limits.ts";
 

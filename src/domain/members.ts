@@ -13,6 +13,8 @@ import {
 } from "../db/members.ts";
 import { findUserById } from "../db/users.ts";
 import { hashToken, randomKey } from "../secrets.ts";
+import type { PlatformMailer } from "../delivery/mail/mailer.ts";
+import { mailInvite } from "./invite-mail.ts";
 
 export type { MemberRole };
 
@@ -55,9 +57,29 @@ export async function announceBotsChanged(bus: EventBus, userIds: string[], botI
 
 type TeamDeps = { db: Db; bus: EventBus };
 
-export async function membersOf(db: Queryable, userId: string, botId: string): Promise<DbMember[]> {
+/** A member and a pending invite as the owner sees them (http/bots/model.ts declares the same shapes). */
+export interface Member {
+  user_id: string;
+  email: string;
+  role: MemberRole;
+  joined_at: string;
+}
+export interface Invite {
+  id: string;
+  email: string;
+  role: DbInvite["role"];
+  created_at: string;
+  expires_at: string;
+}
+
+const toMember = (row: DbMember): Member => ({ user_id: row.user_id, email: row.email, role: row.role, joined_at: row.created_at.toISOString() });
+const toInvite = (row: DbInvite): Invite => ({
+  id: row.id, email: row.email, role: row.role, created_at: row.created_at.toISOString(), expires_at: row.expires_at.toISOString(),
+});
+
+export async function membersOf(db: Queryable, userId: string, botId: string): Promise<Member[]> {
   const bot = await requireMember(db, userId, botId, "owner");
-  return listMembers(db, bot.id);
+  return (await listMembers(db, bot.id)).map(toMember);
 }
 
 /**
@@ -84,11 +106,21 @@ export async function removeMember(deps: TeamDeps, userId: string, botId: string
   return true;
 }
 
-export interface CreatedInvite extends DbInvite {
+export interface CreatedInvite extends Invite {
+  /** The one-time code; only its hash is stored. */
   code: string;
+  /** The cabinet link that accepts it. */
+  invite_url: string;
+  /** Whether the link was mailed to the invitee (the server sends mail). */
+  mailed: boolean;
 }
 
-export async function createInvite(db: Queryable, userId: string, botId: string, email: string): Promise<CreatedInvite> {
+/** Owner only; the link is mailed to the invitee in the inviter's name when the server sends mail. */
+export async function createInvite(
+  deps: { db: Queryable; publicUrl: string; mailer: PlatformMailer }, inviter: { id: string; email: string }, botId: string, email: string,
+): Promise<CreatedInvite> {
+  const { db } = deps;
+  const userId = inviter.id;
   const bot = await requireMember(db, userId, botId, "owner");
   const address = email.trim();
   const existing = (await listMembers(db, bot.id)).find((m) => m.email.toLowerCase() === address.toLowerCase());
@@ -100,12 +132,14 @@ export async function createInvite(db: Queryable, userId: string, botId: string,
   const invite = await insertInvite(db, {
     botId: bot.id, email: address, role: "operator", codeHash: hashToken(code), invitedBy: userId, expiresAt: new Date(Date.now() + INVITE_TTL_MS),
   });
-  return { ...invite, code };
+  const inviteUrl = `${deps.publicUrl}/#invite=${code}`;
+  const mailed = mailInvite(deps.mailer, invite.email, inviter.email, inviteUrl);
+  return { ...toInvite(invite), code, invite_url: inviteUrl, mailed };
 }
 
-export async function pendingInvites(db: Queryable, userId: string, botId: string): Promise<DbInvite[]> {
+export async function pendingInvites(db: Queryable, userId: string, botId: string): Promise<Invite[]> {
   const bot = await requireMember(db, userId, botId, "owner");
-  return listPendingInvites(db, bot.id);
+  return (await listPendingInvites(db, bot.id)).map(toInvite);
 }
 
 export async function revokeInvite(db: Queryable, userId: string, botId: string, inviteId: string): Promise<true> {

@@ -17,8 +17,8 @@ export interface BotProfile {
   menu_button: Record<string, unknown>;
 }
 
-export async function getProfile(platform: { db: Db }, bot: DbBot): Promise<BotProfile> {
-  const row = await findBotProfile(platform.db, bot.id);
+export async function getProfile(deps: { db: Db }, bot: DbBot): Promise<BotProfile> {
+  const row = await findBotProfile(deps.db, bot.id);
   return {
     name: row?.name ?? bot.name,
     description: row?.description ?? bot.description ?? "",
@@ -28,18 +28,18 @@ export async function getProfile(platform: { db: Db }, bot: DbBot): Promise<BotP
 }
 
 /** An empty text clears the field (back to the default), as Telegram does. */
-export async function setProfileText(platform: { db: Db }, bot: DbBot, field: keyof typeof PROFILE_TEXT_LIMITS, value: string): Promise<true> {
+export async function setProfileText(deps: { db: Db }, bot: DbBot, field: keyof typeof PROFILE_TEXT_LIMITS, value: string): Promise<true> {
   const limit = PROFILE_TEXT_LIMITS[field];
   if (value.length > limit) throw badRequest(`${field} is too long: at most ${limit} characters`);
-  await setBotProfileField(platform.db, bot.id, field, value === "" ? null : value);
+  await setBotProfileField(deps.db, bot.id, field, value === "" ? null : value);
   return true;
 }
 
-export async function setMenuButton(platform: { db: Db }, bot: DbBot, button: Record<string, unknown> | undefined): Promise<true> {
+export async function setMenuButton(deps: { db: Db }, bot: DbBot, button: Record<string, unknown> | undefined): Promise<true> {
   if (button !== undefined && !MENU_BUTTON_TYPES.includes(button.type as string)) {
     throw badRequest(`menu_button.type must be one of ${MENU_BUTTON_TYPES.join(", ")}`);
   }
   if (button !== undefined && JSON.stringify(button).length > 2048) throw badRequest("menu_button is too large");
-  await setBotProfileField(platform.db, bot.id, "menu_button", button?.type === "default" ? null : (button ?? null));
+  await setBotProfileField(deps.db, bot.id, "menu_button", button?.type === "default" ? null : (button ?? null));
   return true;
 }

@@ -1,17 +1,22 @@
-// The bot runtime's use cases (DESIGN §5): long polls, the bot's messages, its commands.
+// The bot runtime's use cases (docs/design.md §5): long polls, the bot's messages, its commands.
 // The native API and the Telegram facade both call these; neither knows HTTP here.
+import { requireTextOrFiles, resolveAttachments, type FileDeps } from "./files.ts";
+import type { StoredFile } from "../core/files.ts";
 import { Type } from "@sinclair/typebox";
 import { admitPoll, BotActor, type BotActorDeps } from "../actors/bot.ts";
-import type { DbBot } from "../db/bots.ts";
+import { findBotByTokenHash, type DbBot } from "../db/bots.ts";
+import { hashToken } from "../secrets.ts";
 import { getCommands, setCommands, type BotCommand } from "../db/commands.ts";
 import { findConversationByChat, findConversationById } from "../db/conversations.ts";
 import { findMessageByBotMessageId } from "../db/messages.ts";
 import type { Db } from "../db/driver.ts";
-import { badRequest, conflict, forbidden, notFound } from "../core/errors.ts";
+import { badRequest, conflict, forbidden, notFound, unauthorized } from "../core/errors.ts";
 import type { RuntimeMessage, RuntimeSender } from "../core/updates.ts";
 import { runtimeMessage } from "../db/view.ts";
 import type { LogUpdate } from "../updates/log.ts";
 import type { ActorSystem } from "../actors/system.ts";
+import type { EventBus } from "../bus/bus.ts";
+import { pollSubject } from "../core/subjects.ts";
 import { deleteFromBot, editFromBot, sendFromBot, type ConversationDeps } from "./conversations.ts";
 import { formatText, type FormattedInput } from "../core/formatting/index.ts";
 import { checkReplyMarkup, MAX_REPLY_MARKUP_BYTES } from "./markup.ts";
@@ -55,6 +60,8 @@ export interface SendMessageRequest extends FormattedInput {
   reply_to_message_id?: string | number;
   /** Telegram's: send anyway when the replied-to message is gone. */
   allow_sending_without_reply?: boolean;
+  /** file_ids of this bot's files. */
+  attachments?: string[];
 }
 export interface EditMessageTextRequest extends FormattedInput {
   message_id: string | number;
@@ -73,6 +80,12 @@ export function botActor(deps: BotDeps, botId: string) {
   return ref;
 }
 
+/** The bot token was rotated: polls parked with the old one end with 401 here and in every other process. */
+export async function endPollsOfOldToken(deps: BotDeps & { bus: EventBus }, botId: string): Promise<void> {
+  await botActor(deps, botId).ask((actor) => actor.endPollForRevokedToken());
+  await deps.bus.publish(pollSubject(botId), { instance: "rotate-token", poll: "rotate-token", revoked: true }).catch(() => undefined);
+}
+
 export const botSender = (bot: Pick<DbBot, "number" | "name" | "username">): RuntimeSender => ({
   id: String(bot.number), first_name: bot.name, last_name: null, is_bot: true, username: bot.username,
 });
@@ -84,25 +97,29 @@ export interface PollOptions {
 }
 
 /** Telegram's getUpdates: confirm below offset, clamp limit and timeout, park until an update. */
-export async function getUpdates(platform: BotDeps, bot: DbBot, query: GetUpdatesQuery, options: PollOptions = {}): Promise<LogUpdate[]> {
+export async function getUpdates(deps: BotDeps, bot: DbBot, query: GetUpdatesQuery, options: PollOptions = {}): Promise<LogUpdate[]> {
   if (bot.webhook_url) throw conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active");
   const limit = clamp(query.limit ?? UPDATES_DEFAULT_LIMIT, 1, UPDATES_MAX_LIMIT);
   const timeout = clamp(query.timeout ?? options.defaultTimeoutSeconds ?? POLL_DEFAULT_TIMEOUT_SECONDS, 0, POLL_MAX_TIMEOUT_SECONDS);
-  const { wait } = await admitPoll(platform.botDeps, bot.id, () =>
-    botActor(platform, bot.id).ask((actor) => actor.poll({ offset: query.offset ?? 0, limit, timeoutMs: timeout * 1000 })),
+  const { wait } = await admitPoll(deps.botDeps, bot.id, () =>
+    botActor(deps, bot.id).ask((actor) => actor.poll({ offset: query.offset ?? 0, limit, timeoutMs: timeout * 1000 })),
   );
   return wait;
 }
 
 /** Sends into an existing chat of this bot; moves new → open; reaches the channel and live views. */
-export async function sendMessage(platform: RuntimeDeps, bot: DbBot, body: SendMessageRequest): Promise<RuntimeMessage> {
+export async function sendMessage(
+  deps: RuntimeDeps, bot: DbBot, body: SendMessageRequest, files?: StoredFile[],
+): Promise<RuntimeMessage> {
   const replyMarkup = checkReplyMarkup(body.reply_markup);
+  const attachments = files ?? (await resolveAttachments(deps.db, bot.id, body.attachments, null));
+  requireTextOrFiles(body.text, attachments);
   const text = formatText(body);
-  const conversation = await findConversationByChat(platform.db, bot.id, body.chat_id);
+  const conversation = await findConversationByChat(deps.db, bot.id, body.chat_id);
   if (!conversation) throw notFound("chat");
-  const metadata = await replyMetadata(platform.db, bot, conversation.id, body);
-  await botActor(platform, bot.id).ask((actor) => actor.takeSendToken());
-  const { message, conversation: after } = await sendFromBot(platform, bot, conversation.chat_id, text, replyMarkup, metadata);
+  const metadata = await replyMetadata(deps.db, bot, conversation.id, body);
+  await botActor(deps, bot.id).ask((actor) => actor.takeSendToken());
+  const { message, conversation: after } = await sendFromBot(deps, bot, conversation.chat_id, text, replyMarkup, metadata, attachments);
   return runtimeMessage(message, after, undefined, botSender(bot));
 }
 
@@ -116,48 +133,48 @@ async function replyMetadata(db: Db, bot: DbBot, conversationId: string, body: S
 }
 
 /** Only this bot's own runtime messages, and only when they are still there. */
-export async function ownRuntimeMessage(platform: { db: Db }, bot: DbBot, messageId: string | number) {
-  const message = await findMessageByBotMessageId(platform.db, bot.id, Number(messageId));
+async function ownRuntimeMessage(deps: { db: Db }, bot: DbBot, messageId: string | number) {
+  const message = await findMessageByBotMessageId(deps.db, bot.id, Number(messageId));
   if (!message || message.deleted_at) throw notFound("message");
   if (message.sender !== "bot") throw forbidden("only messages sent by this bot through the runtime API can be changed");
-  const conversation = (await findConversationById(platform.db, message.conversation_id))!;
+  const conversation = (await findConversationById(deps.db, message.conversation_id))!;
   return { message, conversation };
 }
 
-export async function editMessageText(platform: ConversationDeps, bot: DbBot, body: EditMessageTextRequest): Promise<RuntimeMessage> {
+export async function editMessageText(deps: ConversationDeps, bot: DbBot, body: EditMessageTextRequest): Promise<RuntimeMessage> {
   const replyMarkup = checkReplyMarkup(body.reply_markup);
   const text = formatText(body);
-  const { message, conversation } = await ownRuntimeMessage(platform, bot, body.message_id);
+  const { message, conversation } = await ownRuntimeMessage(deps, bot, body.message_id);
   const sameText = message.text === text.text && same(message.entities, text.entities);
   if (sameText && (replyMarkup === null || same(replyMarkup, message.reply_markup))) {
     throw badRequest("message is not modified: the new text is the same as the current one", "not_modified");
   }
-  const edited = await editFromBot(platform, bot, conversation, message, text, replyMarkup);
+  const edited = await editFromBot(deps, bot, conversation, message, text, replyMarkup);
   return runtimeMessage(edited, conversation, undefined, botSender(bot));
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** Telegram's editMessageReplyMarkup: the keyboard alone changes (removed when none is given); the text stays. */
-export async function editMessageReplyMarkup(platform: ConversationDeps, bot: DbBot, body: EditMessageReplyMarkupRequest): Promise<RuntimeMessage> {
+export async function editMessageReplyMarkup(deps: ConversationDeps, bot: DbBot, body: EditMessageReplyMarkupRequest): Promise<RuntimeMessage> {
   const replyMarkup = checkReplyMarkup(body.reply_markup) ?? {};
-  const { message, conversation } = await ownRuntimeMessage(platform, bot, body.message_id);
+  const { message, conversation } = await ownRuntimeMessage(deps, bot, body.message_id);
   if (same(message.reply_markup ?? {}, replyMarkup)) {
     throw badRequest("message is not modified: the new reply markup is the same as the current one", "not_modified");
   }
   const text = { text: message.text, entities: message.entities };
-  const edited = await editFromBot(platform, bot, conversation, message, text, replyMarkup);
+  const edited = await editFromBot(deps, bot, conversation, message, text, replyMarkup);
   return runtimeMessage(edited, conversation, undefined, botSender(bot));
 }
 
-export async function deleteMessage(platform: ConversationDeps, bot: DbBot, messageId: string | number): Promise<true> {
-  const { message, conversation } = await ownRuntimeMessage(platform, bot, messageId);
-  await deleteFromBot(platform, bot, conversation, message);
+export async function deleteMessage(deps: ConversationDeps & FileDeps, bot: DbBot, messageId: string | number): Promise<true> {
+  const { message, conversation } = await ownRuntimeMessage(deps, bot, messageId);
+  await deleteFromBot(deps, bot, conversation, message);
   return true;
 }
 
-/** DESIGN §6: command ^[a-z0-9_]{1,32}$ after stripping one leading "/"; description 1..256. */
-export function normaliseCommands(commands: BotCommand[]): BotCommand[] {
+/** docs/design.md §6: command ^[a-z0-9_]{1,32}$ after stripping one leading "/"; description 1..256. */
+function normaliseCommands(commands: BotCommand[]): BotCommand[] {
   return commands.map((c, i) => {
     const command = c.command.replace(/^\//, "");
     if (!COMMAND_NAME.test(command)) {
@@ -168,16 +185,27 @@ export function normaliseCommands(commands: BotCommand[]): BotCommand[] {
   });
 }
 
-export async function setMyCommands(platform: { db: Db }, bot: DbBot, commands: BotCommand[]): Promise<true> {
-  await setCommands(platform.db, bot.id, normaliseCommands(commands));
+export async function setMyCommands(deps: { db: Db }, bot: DbBot, commands: BotCommand[]): Promise<true> {
+  await setCommands(deps.db, bot.id, normaliseCommands(commands));
   return true;
 }
 
-export const getMyCommands = (platform: { db: Db }, bot: DbBot) => getCommands(platform.db, bot.id);
+export const getMyCommands = (deps: { db: Db }, bot: DbBot) => getCommands(deps.db, bot.id);
 
-export async function deleteMyCommands(platform: { db: Db }, bot: DbBot): Promise<true> {
-  await setCommands(platform.db, bot.id, []);
+export async function deleteMyCommands(deps: { db: Db }, bot: DbBot): Promise<true> {
+  await setCommands(deps.db, bot.id, []);
   return true;
+}
+
+/** `<number>:<secret>`; anything else (a user JWT, garbage) is not a bot token. */
+const BOT_TOKEN = /^\d{1,19}:[A-Za-z0-9_-]{20,128}$/;
+
+/** The bot a bot token belongs to; 401 without one or for one that is not a current token. */
+export async function botOfToken(deps: { db: Db }, token: string | undefined): Promise<DbBot> {
+  if (!token) throw unauthorized("missing bot token: send Authorization: Bearer <bot token>");
+  const bot = BOT_TOKEN.test(token) ? await findBotByTokenHash(deps.db, hashToken(token)) : undefined;
+  if (!bot) throw unauthorized("invalid bot token");
+  return bot;
 }
 
 export const botInfo = (bot: DbBot) => ({

@@ -1,5 +1,6 @@
 // set-webhook, get-webhook-info, delete-webhook and the delivery log, as functions of a bot,
 // so the native routes and the Telegram facade share one implementation.
+import { requireMember } from "./members.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { Db, Queryable } from "../db/driver.ts";
 import { badRequest } from "../core/errors.ts";
@@ -88,38 +89,38 @@ export async function storeWebhook(db: Queryable, botId: string, input: SetWebho
 }
 
 /** Tells every process: parked polls end with 409, workers pick up the new settings. */
-async function announce(platform: WebhookDeps, botId: string, change: WebhookChanged, endPolls: boolean): Promise<void> {
+async function announce(deps: WebhookDeps, botId: string, change: WebhookChanged, endPolls: boolean): Promise<void> {
   if (endPolls) {
-    await botActor(platform, botId).ask((actor) => actor.endPollForWebhook());
+    await botActor(deps, botId).ask((actor) => actor.endPollForWebhook());
     // Polls parked in other web processes end as if a newer poll had come (also a 409).
-    await platform.bus.publish(pollSubject(botId), { instance: "set-webhook", poll: "set-webhook" }).catch(() => undefined);
+    await deps.bus.publish(pollSubject(botId), { instance: "set-webhook", poll: "set-webhook" }).catch(() => undefined);
   }
-  await platform.bus.publish(webhookChangedSubject(botId), change).catch((err) =>
-    platform.logger.warn({ err, bot: botId }, "announcing a webhook change failed; workers see it at their next scan"),
+  await deps.bus.publish(webhookChangedSubject(botId), change).catch((err) =>
+    deps.logger.warn({ err, bot: botId }, "announcing a webhook change failed; workers see it at their next scan"),
   );
 }
 
 /** `format` "telegram": the facade's setWebhook, whose receiver gets Telegram's shapes and may answer with a method. */
 export async function setWebhook(
-  platform: WebhookDeps, bot: Pick<DbBot, "id">, input: SetWebhookInput, format: WebhookFormat = "native",
+  deps: WebhookDeps, bot: Pick<DbBot, "id">, input: SetWebhookInput, format: WebhookFormat = "native",
 ): Promise<true> {
   checkInput(input);
-  await checkWebhookUrl(platform.config, input.url);
-  await storeWebhook(platform.db, bot.id, input, format);
-  if (input.drop_pending_updates) await platform.updates.drop(bot.id);
-  await announce(platform, bot.id, { dropped: Boolean(input.drop_pending_updates) }, true);
+  await checkWebhookUrl(deps.config, input.url);
+  await storeWebhook(deps.db, bot.id, input, format);
+  if (input.drop_pending_updates) await deps.updates.drop(bot.id);
+  await announce(deps, bot.id, { dropped: Boolean(input.drop_pending_updates) }, true);
   return true;
 }
 
-export async function deleteWebhook(platform: WebhookDeps, bot: Pick<DbBot, "id">, dropPendingUpdates = false): Promise<true> {
-  await clearWebhook(platform.db, bot.id);
-  if (dropPendingUpdates) await platform.updates.drop(bot.id);
-  await announce(platform, bot.id, { dropped: dropPendingUpdates }, false);
+export async function deleteWebhook(deps: WebhookDeps, bot: Pick<DbBot, "id">, dropPendingUpdates = false): Promise<true> {
+  await clearWebhook(deps.db, bot.id);
+  if (dropPendingUpdates) await deps.updates.drop(bot.id);
+  await announce(deps, bot.id, { dropped: dropPendingUpdates }, false);
   return true;
 }
 
-export async function getWebhookInfo(platform: WebhookDeps, bot: Pick<DbBot, "id">): Promise<WebhookInfo> {
-  const [row, pending] = await Promise.all([findWebhook(platform.db, bot.id), platform.updates.pendingCount(bot.id)]);
+export async function getWebhookInfo(deps: WebhookDeps, bot: Pick<DbBot, "id">): Promise<WebhookInfo> {
+  const [row, pending] = await Promise.all([findWebhook(deps.db, bot.id), deps.updates.pendingCount(bot.id)]);
   const info: WebhookInfo = {
     url: row?.url ?? "",
     has_custom_certificate: false,
@@ -134,7 +135,7 @@ export async function getWebhookInfo(platform: WebhookDeps, bot: Pick<DbBot, "id
 
 // ---- the cabinet's delivery log ------------------------------------------------------------
 
-export const toAttempt = (row: DbAttempt) => ({
+const toAttempt = (row: DbAttempt) => ({
   id: row.id,
   kind: row.kind,
   update_id: row.update_id,
@@ -146,7 +147,7 @@ export const toAttempt = (row: DbAttempt) => ({
   attempted_at: row.attempted_at.toISOString(),
 });
 
-export const toCallbackDelivery = (row: DbCallbackDelivery) => ({
+const toCallbackDelivery = (row: DbCallbackDelivery) => ({
   message_id: row.message_id,
   conversation_id: row.conversation_id,
   state: row.state,
@@ -158,7 +159,14 @@ export const toCallbackDelivery = (row: DbCallbackDelivery) => ({
   finished_at: row.finished_at?.toISOString() ?? null,
 });
 
-export const listDeliveries = async (db: Db, botId: string, limit: number) => (await listAttempts(db, botId, limit)).map(toAttempt);
+/** The bot's latest webhook delivery attempts (owner only). */
+export async function listDeliveries(db: Db, userId: string, botId: string, limit: number) {
+  const bot = await requireMember(db, userId, botId, "owner");
+  return (await listAttempts(db, bot.id, limit)).map(toAttempt);
+}
 
-export const listCallbackStates = async (db: Db, botId: string, limit: number) =>
-  (await listCallbackDeliveries(db, botId, limit)).map(toCallbackDelivery);
+/** The bot's latest channel callbacks and where each stands (owner only). */
+export async function listCallbackStates(db: Db, userId: string, botId: string, limit: number) {
+  const bot = await requireMember(db, userId, botId, "owner");
+  return (await listCallbackDeliveries(db, bot.id, limit)).map(toCallbackDelivery);
+}

@@ -1,9 +1,11 @@
 import { feature } from "./feature.ts";
 import { accessLog } from "./access-log.ts";
-import type { Platform } from "../platform.ts";
+import type { Services } from "../services.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { botRoutes } from "./bots/routes.ts";
 import { channelRoutes } from "./channels/routes.ts";
+import { emailChannelRoutes } from "./channels/email.ts";
+import { passwordResetRoutes } from "./auth/reset.ts";
 import { formRoutes } from "./forms/routes.ts";
 import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
@@ -20,6 +22,7 @@ import { requestGuard } from "./guard.ts";
 import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
+import { fileRoutes } from "./files/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -27,29 +30,32 @@ export interface AppState {
   draining: boolean;
 }
 
-export function createApp(platform: Platform, state: AppState = { draining: false }) {
-  const log = platform.logger;
+export function createApp(services: Services, state: AppState = { draining: false }) {
+  const log = services.log;
   return feature()
     .use(errorHandler(log))
-    .use(accessLog(log, platform.metrics))
+    .use(accessLog(log, services.system.metrics))
     .use(publicCors())
-    .use(requestGuard(platform))
-    .use(systemRoutes(platform, () => state.draining))
+    .use(requestGuard(services))
+    .use(systemRoutes(services, () => state.draining))
     .use(openApiDocs())
-    .use(authRoutes(platform))
-    .use(botRoutes(platform))
-    .use(channelRoutes(platform))
-    .use(teamRoutes(platform))
-    .use(messageRoutes(platform))
-    .use(widgetRoutes(platform))
-    .use(formRoutes(platform))
-    .use(inboxRoutes(platform))
-    .use(runtimeRoutes(platform))
-    .use(webhookRoutes(platform))
-    .use(pushRoutes(platform))
-    .use(telegramRoutes(platform))
-    .use(streamRoutes(platform))
-    .use(webRoutes(platform));
+    .use(authRoutes(services))
+    .use(botRoutes(services))
+    .use(channelRoutes(services))
+    .use(emailChannelRoutes(services))
+    .use(passwordResetRoutes(services))
+    .use(teamRoutes(services))
+    .use(fileRoutes(services))
+    .use(messageRoutes(services))
+    .use(widgetRoutes(services))
+    .use(formRoutes(services))
+    .use(inboxRoutes(services))
+    .use(runtimeRoutes(services))
+    .use(webhookRoutes(services))
+    .use(pushRoutes(services))
+    .use(telegramRoutes(services))
+    .use(streamRoutes(services))
+    .use(webRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

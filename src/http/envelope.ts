@@ -12,7 +12,7 @@ import { t, type TSchema } from "elysia";
 export const withExample = <T extends TSchema>(schema: T, example: unknown): T => ({ ...schema, examples: [example] });
 
 /** The example a model carries: its own, or one built from its parts' (arrays, literals, objects). */
-export function exampleOf(schema: TSchema): unknown {
+function exampleOf(schema: TSchema): unknown {
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (schema.const !== undefined) return schema.const;
   if (schema.type === "array" && schema.items) {
@@ -64,6 +64,7 @@ const ERROR_MEANINGS: Record<number, [description: string, example: string]> = {
   404: ["Nothing with this id belongs to the caller", "bot not found"],
   409: ["Conflicts with the resource's current state", "conflict"],
   413: ["The body is larger than 64 KiB", "request body larger than 65536 bytes"],
+  415: ["The file's type (read from its bytes) is not accepted here", "files of type text/html cannot be sent here"],
   429: ["Too many requests: wait retry_after seconds", "too many requests, retry in 12 s"],
   503: ["The database or NATS is unreachable: retry after retry_after seconds; nothing was changed", "NATS is unreachable, retry shortly"],
 };

@@ -14,7 +14,7 @@ function fieldName(path: string | undefined): string {
 }
 
 /** Turns Elysia's TypeBox error into one sentence naming the first offending field. */
-export function describeValidation(error: ValidationError): string {
+function describeValidation(error: ValidationError): string {
   const first = error.all[0] as { path?: string; message?: string; summary?: string } | undefined;
   const where = error.type === "body" ? "" : `${error.type} `;
   if (!first) return `invalid ${where}request`;
@@ -37,6 +37,9 @@ function envelope(status: number, error: string, retryAfter?: number): Response 
   }
   return new Response(JSON.stringify(body), { status, headers });
 }
+
+/** The facade's path holds the bot token: it never reaches a log line. */
+const loggedPath = (request: Request) => new URL(request.url).pathname.replace(/^\/bot[^/]*/, "/bot:token");
 
 /** The one place where any error becomes an HTTP response. */
 export const errorHandler = (logger: Logger) =>
@@ -68,7 +71,12 @@ function errorResponse(logger: Logger, { code, error, request }: { code: string 
     if (typeof status === "number" && status >= 400 && status < 500) {
       return envelope(status, (error as Error).message || "bad request");
     }
-    logger.error({ err: error, method: request.method, path: new URL(request.url).pathname.replace(/^\/bot[^/]*/, "/bot:token") }, "unhandled error");
+    // A client that went away mid-body is routine (and a flood of them must not flood the error log).
+    if (request.signal?.aborted || (error as { name?: unknown })?.name === "AbortError") {
+      logger.debug({ method: request.method, path: loggedPath(request) }, "client closed the request");
+      return envelope(400, "the client closed the request before sending its body");
+    }
+    logger.error({ err: error, method: request.method, path: loggedPath(request) }, "unhandled error");
     return envelope(500, "internal error");
   }
 }

@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { pageHeaders, SWAGGER_CSP } from "./web/security-headers.ts";
+import { requestPath } from "./paths.ts";
 
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
@@ -25,6 +26,7 @@ export const TAGS = [
   { name: "System", description: "Health and readiness" },
   { name: "Live streams", description: "Server-Sent Events for the widget and the cabinet inbox, resumable by Last-Event-ID" },
   { name: "Push", description: "Operator push notifications (Web Push)" },
+  { name: "Files", description: "Uploads by visitors, operators and bots, and the signed links to their bytes" },
 ];
 
 /** Elysia's stand-in for an integer it may coerce from a query string: `string (format integer, default 0)`. */
@@ -35,7 +37,7 @@ const isCoercionBranch = (s: any) => s && s.type === "string" && s.format === "i
  * the shape it validates coerced query values with; readers saw `update_id: "0"` and
  * `limit` defaulting to 0. The document shows the integer the API speaks instead.
  */
-export function showIntegersAsIntegers(node: unknown): void {
+function showIntegersAsIntegers(node: unknown): void {
   if (Array.isArray(node)) {
     for (const item of node) showIntegersAsIntegers(item);
     return;
@@ -54,10 +56,10 @@ export function showIntegersAsIntegers(node: unknown): void {
 export const openApiDocs = () =>
   feature()
     .onRequest(({ request, set }) => {
-      if (new URL(request.url).pathname === "/swagger") Object.assign(set.headers, pageHeaders(SWAGGER_CSP));
+      if (requestPath(request) === "/swagger") Object.assign(set.headers, pageHeaders(SWAGGER_CSP));
     })
     .onAfterHandle({ as: "global" }, ({ request, responseValue }) => {
-      if (new URL(request.url).pathname === "/swagger/json") showIntegersAsIntegers(responseValue);
+      if (requestPath(request) === "/swagger/json") showIntegersAsIntegers(responseValue);
     })
     .get("/swagger/assets/:file", ({ params, status }) => {
       if (!SWAGGER_ASSETS.has(params.file)) return status(404, { ok: false, error: "asset not found", error_code: 404 });

@@ -2,13 +2,10 @@
 // handler, as a macro beside the user and bot auth macros: the bot the request names, that
 // bot's per-minute limit, and the widget's Origin allow-list. The per-IP limit is counted on
 // arrival (guard.ts), so requests failing validation count too.
-import { findBotByIntegrationKey, type DbBot } from "../db/bots.ts";
-import { notFound } from "../core/errors.ts";
-import type { Platform } from "../platform.ts";
-import { MINUTE_MS } from "../ratelimit.ts";
-import { checkWidgetOrigin } from "./cors.ts";
+import type { Services } from "../services.ts";
 import { feature } from "./feature.ts";
-import { selectBot } from "../domain/intake.ts";
+import type { SignedRequest } from "../domain/visitor.ts";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../delivery/signature.ts";
 
 export interface PublicBotOptions {
   /** Where the request names its bot: bot_id/widget_key in the body or query, or the form plugin's integration_key. */
@@ -25,27 +22,30 @@ interface Named {
   integration_key?: string;
 }
 
-export function limitPerBot(platform: Platform, botId: string): void {
-  platform.limiter.take(`public-bot:${botId}`, platform.config.limits.publicPerBot, MINUTE_MS);
-}
-
-async function namedBot(platform: Platform, from: PublicBotOptions["from"], named: Named): Promise<DbBot> {
-  if (from !== "integration_key") return selectBot(platform, named.bot_id, named.widget_key);
-  const bot = await findBotByIntegrationKey(platform.db, named.integration_key ?? "");
-  if (!bot) throw notFound("integration");
-  return bot;
-}
+const namedBot = (services: Services, from: PublicBotOptions["from"], named: Named) =>
+  from === "integration_key" ? services.public.botByIntegrationKey(named.integration_key ?? "") : services.public.bot(named.bot_id, named.widget_key);
 
 /** `{ publicBot: { from, limit?, origin? } }` resolves `publicBot`, the bot the request names (400/404, 429, 403). */
-export const publicAccess = (platform: Platform) =>
-  feature({ name: "public-access", seed: platform.id }).macro({
+export const publicAccess = (services: Services) =>
+  feature({ name: "public-access", seed: services.id }).macro({
     publicBot: (options: PublicBotOptions) => ({
       async resolve({ body, query, request }: { body: unknown; query: unknown; request: Request }) {
         const named = ((options.from === "query" ? query : body) ?? {}) as Named;
-        const bot = await namedBot(platform, options.from, named);
-        if (options.limit) limitPerBot(platform, bot.id);
-        if (options.origin) await checkWidgetOrigin(platform, bot.id, request.headers.get("origin"));
+        const bot = await namedBot(services, options.from, named);
+        if (options.limit) services.limits.publicBot(bot.id);
+        if (options.origin) await services.public.checkOrigin(bot, request.headers.get("origin"));
         return { publicBot: bot };
       },
     }),
   });
+
+/**
+ * The raw request a channel's signature is checked over; undefined when unsigned. The guard
+ * kept the JSON body's text (guard.ts readJsonOnce), so this reads no stream twice.
+ */
+export async function signedRequest(request: Request): Promise<SignedRequest | undefined> {
+  const signature = request.headers.get(SIGNATURE_HEADER);
+  if (!signature) return undefined;
+  const body = await request.text().catch(() => "");
+  return { signature, timestamp: request.headers.get(TIMESTAMP_HEADER), body };
+}

@@ -1,4 +1,4 @@
-// Leases for single-owner work (DESIGN §2): one webhook deliverer per bot across processes.
+// Leases for single-owner work (docs/design.md §2): one webhook deliverer per bot across processes.
 // A lease lasts ttlMs after its last acquire or renew; its holder renews well within that
 // (a third of it is a good rhythm) and stops the work as soon as renew answers false.
 // Holder names must be unique per process (and per worker inside one): two workers that

@@ -98,9 +98,22 @@ export function createDispatcher(deps: { bus: EventBus; logger: Logger; publishU
     } finally {
       // Also when the log is briefly unreachable (the request answers 503): the rows are
       // committed, so live views may show them; the update follows through the relay.
-      for (const event of effects.events) {
-        deps.bus.publish(eventSubject(event), event).catch((err: unknown) => deps.logger.warn({ err, kind: event.kind }, "event publish failed"));
+      // Events in a row on one subject (a batch's messages) travel as one bus message.
+      for (const run of runsBySubject(effects.events)) {
+        deps.bus.publishMany(run.subject, run.events).catch((err: unknown) => deps.logger.warn({ err, subject: run.subject }, "event publish failed"));
       }
     }
   };
+}
+
+/** Consecutive events with the same subject, in order. */
+function runsBySubject(events: Effects["events"]): { subject: string; events: Effects["events"] }[] {
+  const runs: { subject: string; events: Effects["events"] }[] = [];
+  for (const event of events) {
+    const subject = eventSubject(event);
+    const last = runs[runs.length - 1];
+    if (last?.subject === subject) last.events.push(event);
+    else runs.push({ subject, events: [event] });
+  }
+  return runs;
 }

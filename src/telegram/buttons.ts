@@ -10,10 +10,10 @@ import type { Method } from "./model.ts";
 import { optionalBool, optionalString, requireChat } from "./params.ts";
 import { botUser, chatOfRef, toTgMessage } from "./shapes.ts";
 
-const answer: Method = async (platform, bot, params) => {
+const answer: Method = async (deps, bot, params) => {
   const id = optionalString(params, "callback_query_id");
   if (!id) throw tgBadRequest("query is too old and response timeout expired or query ID is invalid");
-  const call = answerCallbackQuery(platform, bot, {
+  const call = answerCallbackQuery(deps, bot, {
     callback_query_id: id,
     text: optionalString(params, "text"),
     show_alert: optionalBool(params, "show_alert"),
@@ -22,19 +22,19 @@ const answer: Method = async (platform, bot, params) => {
   return { result: await call.catch((err: unknown) => Promise.reject(err instanceof AppError && err.reason === "query_expired" ? tgBadRequest(err.message) : err)) };
 };
 
-const editReplyMarkup: Method = async (platform, bot, params) => {
+const editReplyMarkup: Method = async (deps, bot, params) => {
   if (optionalString(params, "inline_message_id")) throw tgBadRequest("inline messages are not supported: use chat_id and message_id");
   const markup = replyMarkup(params);
-  const ref = await ownMessage(platform, bot, params, "edit");
+  const ref = await ownMessage(deps, bot, params, "edit");
   const edited = await native
-    .editMessageReplyMarkup(platform, bot, { message_id: Number(ref.message_id), reply_markup: markup })
+    .editMessageReplyMarkup(deps, bot, { message_id: Number(ref.message_id), reply_markup: markup })
     .catch((err: unknown) => Promise.reject(nativeRefusal(err, "edit")));
   return { result: toTgMessage(edited, chatOfRef(ref, edited.chat.channel), botUser(bot)) };
 };
 
-const handOff: Method = async (platform, bot, params) => {
-  const chat = await findChat(platform, bot, requireChat(params));
-  await botHandoff(platform, bot, chat.chat_id);
+const handOff: Method = async (deps, bot, params) => {
+  const chat = await findChat(deps, bot, requireChat(params));
+  await botHandoff(deps, bot, chat.chat_id);
   return { result: true };
 };
 

@@ -21,13 +21,13 @@ function describe(err: unknown): string | undefined {
   return undefined;
 }
 
-export function telegramDelivery(platform: TelegramDeps): TelegramDelivery {
+export function telegramDelivery(deps: TelegramDeps): TelegramDelivery {
   return {
     async shape(botId, updates) {
-      const bot = await findBotById(platform.db, botId);
+      const bot = await findBotById(deps.db, botId);
       // A bot deleted meanwhile: its updates keep their ids only, as getUpdates writes unknown ones.
       if (!bot) return updates.map((u) => ({ update_id: u.update_id }));
-      return toTelegramUpdates(platform, bot, updates);
+      return toTelegramUpdates(deps, bot, updates);
     },
 
     async reply(botId, body: ResponseBody) {
@@ -39,15 +39,15 @@ export function telegramDelivery(platform: TelegramDeps): TelegramDelivery {
         // An answer that names no method (Telegraf's empty 200, "ok", {}) is only a success.
         if (typeof method !== "string" || method === "") return undefined;
         delete params.method;
-        const bot = await findBotById(platform.db, botId);
+        const bot = await findBotById(deps.db, botId);
         if (!bot) return `webhook reply ${method}: the bot no longer exists`;
-        await callMethod(platform, bot, method, params);
+        await callMethod(deps, bot, method, params);
         return undefined;
       } catch (err) {
         const what = typeof method === "string" ? `webhook reply ${method}` : "webhook reply";
         const description = describe(err);
         if (description) return `${what}: ${description}`;
-        platform.logger.error({ err, bot: botId }, "webhook reply failed unexpectedly");
+        deps.logger.error({ err, bot: botId }, "webhook reply failed unexpectedly");
         return `${what}: Internal Server Error`;
       }
     },

@@ -2,4 +2,7 @@
 import type { RuntimeDeps } from "../domain/runtime.ts";
 import type { WebhookDeps } from "../domain/webhooks.ts";
 
-export type TelegramDeps = RuntimeDeps & WebhookDeps;
+import type { FileDeps } from "../domain/files.ts";
+import type { Config } from "../config.ts";
+
+export type TelegramDeps = RuntimeDeps & WebhookDeps & FileDeps & { config: Pick<Config, "allowPrivateWebhooks"> };

@@ -18,7 +18,7 @@ export class TelegramError extends Error {
 }
 
 export const tgBadRequest = (reason: string) => new TelegramError(400, `Bad Request: ${reason}`);
-export const tgUnauthorized = () => new TelegramError(401, "Unauthorized");
+const tgUnauthorized = () => new TelegramError(401, "Unauthorized");
 export const tgMethodNotFound = () => new TelegramError(404, "Not Found: method not found");
 
 /** Telegram's own wording for the conflicts a long poll can meet. */
@@ -30,6 +30,8 @@ export const TG_WEBHOOK_ACTIVE = "Conflict: can't use getUpdates method while we
 export function fromAppError(error: AppError): TelegramError {
   switch (error.code) {
     case "bad_request":
+      return tgBadRequest(error.reason === "wrong_file_id" ? "wrong file identifier/HTTP URL specified" : error.message);
+    case "unsupported_media_type":
       return tgBadRequest(error.message);
     case "unauthorized":
       return tgUnauthorized();

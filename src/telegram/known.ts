@@ -2,10 +2,10 @@
 // offer. Calling one answers 400 "method is not supported by this server", never 404:
 // libraries (python-telegram-bot) read a 404 as a wrong token.
 export const KNOWN_TELEGRAM_METHODS: ReadonlySet<string> = new Set(
-  `sendPhoto sendAudio sendDocument sendVideo sendAnimation sendVoice sendVideoNote sendPaidMedia sendMediaGroup sendLocation
-  sendVenue sendContact sendPoll sendDice sendSticker sendInvoice sendGame sendGift sendMessageDraft editMessageCaption
-  editMessageMedia editMessageLiveLocation stopMessageLiveLocation stopPoll deleteMessages forwardMessages copyMessages
-  setMessageReaction getUserProfilePhotos setUserEmojiStatus getFile banChatMember unbanChatMember restrictChatMember
+  `sendVideoNote sendPaidMedia sendLocation
+  sendVenue sendContact sendPoll sendDice sendSticker sendInvoice sendGame sendGift sendMessageDraft
+  editMessageLiveLocation stopMessageLiveLocation stopPoll deleteMessages forwardMessages copyMessages
+  setMessageReaction getUserProfilePhotos setUserEmojiStatus banChatMember unbanChatMember restrictChatMember
   promoteChatMember setChatAdministratorCustomTitle banChatSenderChat unbanChatSenderChat setChatPermissions
   exportChatInviteLink createChatInviteLink editChatInviteLink createChatSubscriptionInviteLink editChatSubscriptionInviteLink
   revokeChatInviteLink approveChatJoinRequest declineChatJoinRequest setChatPhoto deleteChatPhoto setChatTitle

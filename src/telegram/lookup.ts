@@ -39,22 +39,22 @@ export function replyTo(params: Params): { reply_to_message_id?: number; allow_s
   return messageId === undefined ? {} : { reply_to_message_id: messageId, allow_sending_without_reply: optionalBool(params, "allow_sending_without_reply") };
 }
 
-export async function findChat(platform: TelegramDeps, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
+export async function findChat(deps: TelegramDeps, bot: DbBot, ref: ChatRef): Promise<TelegramChatRow> {
   const chat = "number" in ref
-    ? await findTelegramChatByNumber(platform.db, bot.id, ref.number)
-    : await findTelegramChatByChatId(platform.db, bot.id, ref.chatId);
+    ? await findTelegramChatByNumber(deps.db, bot.id, ref.number)
+    : await findTelegramChatByChatId(deps.db, bot.id, ref.chatId);
   if (!chat) throw tgBadRequest("chat not found");
   return chat;
 }
 
-export const sameChat = (ref: TelegramMessageRef, chat: ChatRef) =>
+const sameChat = (ref: TelegramMessageRef, chat: ChatRef) =>
   "number" in chat ? Number(ref.chat_number) === chat.number : ref.chat_id === chat.chatId;
 
 /** Telegram answers 400 for a message the bot cannot touch, whatever the reason. */
-export async function ownMessage(platform: TelegramDeps, bot: DbBot, params: Params, verb: "edit" | "delete"): Promise<TelegramMessageRef> {
+export async function ownMessage(deps: TelegramDeps, bot: DbBot, params: Params, verb: "edit" | "delete"): Promise<TelegramMessageRef> {
   const chat = requireChat(params);
   const messageId = requireInt(params, "message_id", "message identifier is not specified");
-  const [ref] = await findTelegramMessageRefs(platform.db, bot.id, [messageId]);
+  const [ref] = await findTelegramMessageRefs(deps.db, bot.id, [messageId]);
   if (!ref || ref.deleted_at || !sameChat(ref, chat)) throw tgBadRequest(`message to ${verb} not found`);
   if (ref.sender !== "bot") throw tgBadRequest(`message can't be ${verb === "edit" ? "edited" : "deleted"}`);
   return ref;

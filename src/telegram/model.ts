@@ -1,5 +1,5 @@
-// The Telegram Bot API's own shapes, as the facade writes them (DESIGN §11). Only the
-// fields this platform can fill; extras a Telegram client does not know are harmless
+// The Telegram Bot API's own shapes, as the facade writes them (docs/design.md §11). Only the
+// fields the server can fill; extras a Telegram client does not know are harmless
 // (every library keeps or ignores unknown fields).
 import type { MessageEntity, MessageUpdateKind } from "../core/updates.ts";
 import type { DbBot } from "../db/bots.ts";
@@ -35,8 +35,18 @@ export interface TgMessage {
   from: TgUser;
   chat: TgChat;
   date: number;
-  text: string;
+  /** Absent on a message with a file: its text is then `caption`. */
+  text?: string;
   entities?: MessageEntity[];
+  caption?: string;
+  caption_entities?: unknown[];
+  photo?: unknown;
+  document?: unknown;
+  audio?: unknown;
+  video?: unknown;
+  voice?: unknown;
+  animation?: unknown;
+  media_group_id?: string;
   edit_date?: number;
   reply_markup?: Record<string, unknown>;
   /** Telegram's field for who wrote a message on behalf of someone else: set on operator messages. */
@@ -80,4 +90,4 @@ export interface TelegramResult {
 }
 
 /** One facade method: Telegram's parameters in, the envelope's result out. */
-export type Method = (platform: TelegramDeps, bot: DbBot, params: Params) => Promise<TelegramResult>;
+export type Method = (deps: TelegramDeps, bot: DbBot, params: Params) => Promise<TelegramResult>;

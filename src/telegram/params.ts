@@ -5,10 +5,13 @@ import type { Params } from "./model.ts";
 import { TelegramError, tgBadRequest } from "./errors.ts";
 import { findUnstorableText, jsonTooDeep, tooDeepMessage, unstorableMessage } from "../core/input.ts";
 import { MAX_BODY_BYTES } from "../core/limits.ts";
+import { MAX_FILES_PER_MESSAGE } from "../core/files.ts";
+import { AppError } from "../core/errors.ts";
+import { readMultipart, type FilePart } from "../domain/multipart.ts";
 
 const INTEGER = /^-?\d{1,16}$/;
 
-/** DESIGN §7's 64 KiB body limit, applied again to what a compressed body expands to. */
+/** docs/design.md §7's 64 KiB body limit, applied again to what a compressed body expands to. */
 export const MAX_DECODED_BODY_BYTES = MAX_BODY_BYTES;
 /** Content-Encoding values a client may compress its body with (Telegraf on Bun gzips every call). */
 const DECODERS: Record<string, CompressionFormat> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
@@ -51,39 +54,51 @@ function jsonBody(bytes: Uint8Array): Params {
   return body as Params;
 }
 
-async function multipartBody(bytes: Uint8Array, contentType: string): Promise<Params> {
-  let form: FormData;
+/** Streams a multipart body: text fields become parameters, each file part is handed to `onFile` as it arrives. */
+async function multipartBody(request: Request, contentType: string, onFile: (part: FilePart) => Promise<unknown>): Promise<Params> {
+  const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  let body = request.body!;
+  if (encoding !== "" && encoding !== "identity") {
+    const format = DECODERS[encoding];
+    if (!format) throw tgBadRequest(`unsupported Content-Encoding "${encoding}"`);
+    body = body.pipeThrough(new DecompressionStream(format));
+  }
   try {
-    form = await new Response(bytes as BodyInit, { headers: { "content-type": contentType } }).formData();
-  } catch {
+    const { fields, files } = await readMultipart(contentType, body, onFile, { maxFiles: MAX_FILES_PER_MESSAGE, maxFieldBytes: MAX_DECODED_BODY_BYTES });
+    return { ...fields, ...Object.fromEntries(files) };
+  } catch (err) {
+    if (err instanceof AppError) throw err.code === "bad_request" ? tgBadRequest(err.message) : err;
     throw tgBadRequest("can't parse multipart/form-data body");
   }
-  const params: Params = {};
-  // Files are for media methods, which the facade does not offer; only text fields count.
-  for (const [key, value] of form) if (typeof value === "string") params[key] = value;
-  return params;
 }
 
+/** Without a place to put files (tests, non-media callers), their bytes are read and dropped. */
+const dropFile = async (part: FilePart) => {
+  for await (const _chunk of part.stream) void _chunk;
+  return undefined;
+};
+
 /** Every parameter, with text PostgreSQL cannot store refused up front, naming the parameter. */
-export async function readParams(request: Request): Promise<Params> {
-  const params = await mergedParams(request);
+export async function readParams(request: Request, onFile: (part: FilePart) => Promise<unknown> = dropFile): Promise<Params> {
+  const params = await mergedParams(request, onFile);
   const field = findUnstorableText(params);
   if (field) throw tgBadRequest(unstorableMessage(field));
   return params;
 }
 
-async function mergedParams(request: Request): Promise<Params> {
+async function mergedParams(request: Request, onFile: (part: FilePart) => Promise<unknown>): Promise<Params> {
   const query: Params = Object.fromEntries(new URL(request.url).searchParams);
   if (!request.body || request.method === "GET" || request.method === "HEAD") return query;
   const contentType = request.headers.get("content-type") ?? "";
   const type = contentType.split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") return query;
+  if (type === "multipart/form-data") return { ...query, ...(await multipartBody(request, contentType, onFile)) };
   const bytes = await decodedBody(request);
   if (type === "application/json") return { ...query, ...jsonBody(bytes) };
   if (type === "application/x-www-form-urlencoded") {
     return { ...query, ...Object.fromEntries(new URLSearchParams(new TextDecoder().decode(bytes))) };
   }
-  return { ...query, ...(await multipartBody(bytes, contentType)) };
+  return query;
 }
 
 const absent = (value: unknown) => value === undefined || value === null || value === "";
@@ -114,7 +129,7 @@ export function optionalString(params: Params, name: string): string | undefined
 }
 
 /** A JSON-serialised object or array, or the value itself when the body was JSON. */
-export function optionalJson(params: Params, name: string, what = "JSON object"): unknown {
+function optionalJson(params: Params, name: string, what = "JSON object"): unknown {
   const value = params[name];
   if (absent(value)) return undefined;
   if (typeof value !== "string") return value;

@@ -12,13 +12,13 @@ function defaultLanguageOnly(params: Params): void {
   if (optionalString(params, "language_code")) throw tgBadRequest("only the default language (no language_code) is supported");
 }
 
-const setText = (field: keyof typeof PROFILE_TEXT_LIMITS): Method => async (platform, bot, params) => {
+const setText = (field: keyof typeof PROFILE_TEXT_LIMITS): Method => async (deps, bot, params) => {
   defaultLanguageOnly(params);
-  return { result: await setProfileText(platform, bot, field, optionalString(params, field) ?? "") };
+  return { result: await setProfileText(deps, bot, field, optionalString(params, field) ?? "") };
 };
 
-const getText = (field: keyof typeof PROFILE_TEXT_LIMITS): Method => async (platform, bot) => {
-  const profile = await getProfile(platform, bot);
+const getText = (field: keyof typeof PROFILE_TEXT_LIMITS): Method => async (deps, bot) => {
+  const profile = await getProfile(deps, bot);
   return { result: { [field]: profile[field] } };
 };
 
@@ -30,10 +30,10 @@ export const PROFILE_METHODS: Record<string, Method> = {
   setmyshortdescription: setText("short_description"),
   getmyshortdescription: getText("short_description"),
   // One menu button per bot: a chat_id (Telegram's per-chat button) is accepted and the bot-wide one is used.
-  setchatmenubutton: async (platform, bot, params) => ({ result: await setMenuButton(platform, bot, optionalObject(params, "menu_button", "MenuButton")) }),
-  getchatmenubutton: async (platform, bot) => ({ result: (await getProfile(platform, bot)).menu_button }),
-  getchat: async (platform, bot, params) => {
-    const chat = chatOfRow(await findChat(platform, bot, requireChat(params)));
+  setchatmenubutton: async (deps, bot, params) => ({ result: await setMenuButton(deps, bot, optionalObject(params, "menu_button", "MenuButton")) }),
+  getchatmenubutton: async (deps, bot) => ({ result: (await getProfile(deps, bot)).menu_button }),
+  getchat: async (deps, bot, params) => {
+    const chat = chatOfRow(await findChat(deps, bot, requireChat(params)));
     // ChatFullInfo's required fields for a private chat with no custom colours or reactions.
     return { result: { ...chat, accent_color_id: 0, max_reaction_count: 0 } };
   },

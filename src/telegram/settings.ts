@@ -1,7 +1,7 @@
 // The facade's bot settings: the command list and the webhook methods, through the native
 // services (src/http/runtime, src/webhooks) and the native request model; a webhook set
 // here is marked "telegram" (Telegram-shaped deliveries, webhook replies). Only Telegram's
-// default command scope exists here (DESIGN §6 has one list per bot).
+// default command scope exists here (docs/design.md §6 has one list per bot).
 import { Value } from "@sinclair/typebox/value";
 import type { DbBot } from "../db/bots.ts";
 import type { BotCommand } from "../db/commands.ts";
@@ -27,7 +27,7 @@ function isDefaultScope(params: Params): boolean {
   return (scope === undefined || scope.type === "default") && !language;
 }
 
-export async function setMyCommands(platform: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
+export async function setMyCommands(deps: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
   const commands = optionalArray(params, "commands");
   if (commands === undefined) throw tgBadRequest("parameter \"commands\" is required");
   if (!isDefaultScope(params)) {
@@ -35,29 +35,29 @@ export async function setMyCommands(platform: TelegramDeps, bot: DbBot, params: 
   }
   const first = Value.Errors(SetMyCommandsRequest, { commands }).First();
   if (first) throw tgBadRequest(`${first.path.replace(/^\//, "").replace(/\//g, ".")}: ${first.message}`);
-  return native.setMyCommands(platform, bot, commands as BotCommand[]);
+  return native.setMyCommands(deps, bot, commands as BotCommand[]);
 }
 
-export async function getMyCommands(platform: TelegramDeps, bot: DbBot, params: Params): Promise<BotCommand[]> {
-  return isDefaultScope(params) ? native.getMyCommands(platform, bot) : [];
+export async function getMyCommands(deps: TelegramDeps, bot: DbBot, params: Params): Promise<BotCommand[]> {
+  return isDefaultScope(params) ? native.getMyCommands(deps, bot) : [];
 }
 
-export async function deleteMyCommands(platform: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
-  return isDefaultScope(params) ? native.deleteMyCommands(platform, bot) : true;
+export async function deleteMyCommands(deps: TelegramDeps, bot: DbBot, params: Params): Promise<true> {
+  return isDefaultScope(params) ? native.deleteMyCommands(deps, bot) : true;
 }
 
-export const getWebhookInfo = (platform: TelegramDeps, bot: DbBot) => webhooks.getWebhookInfo(platform, bot);
+export const getWebhookInfo = (deps: TelegramDeps, bot: DbBot) => webhooks.getWebhookInfo(deps, bot);
 
-export async function deleteWebhook(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
+export async function deleteWebhook(deps: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
   const drop = optionalBool(params, "drop_pending_updates") ?? false;
   const had = Boolean(bot.webhook_url);
-  await webhooks.deleteWebhook(platform, bot, drop);
+  await webhooks.deleteWebhook(deps, bot, drop);
   return { result: true, description: had ? "Webhook was deleted" : "Webhook is already deleted" };
 }
 
 /**
  * Telegram's allowed_updates in our kinds: an empty list means every kind (Telegram's
- * default set), and kinds this platform never produces (callback_query, …) are left out,
+ * default set), and kinds the server never produces (callback_query, …) are left out,
  * so a list naming only those delivers none of ours, as Telegram would.
  */
 function allowedUpdates(params: Params): UpdateKind[] | undefined {
@@ -73,10 +73,10 @@ function allowedUpdates(params: Params): UpdateKind[] | undefined {
  * is Telegram's other way to delete the webhook. `certificate` and `ip_address` are accepted
  * and ignored: the address is resolved (and checked) at every delivery.
  */
-export async function setWebhook(platform: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
+export async function setWebhook(deps: TelegramDeps, bot: DbBot, params: Params): Promise<TelegramResult> {
   const url = optionalString(params, "url");
   // Telegram reads a missing url as empty (telebot clears its webhook this way at launch).
-  if (url === undefined || url === "") return deleteWebhook(platform, bot, params);
+  if (url === undefined || url === "") return deleteWebhook(deps, bot, params);
   if (url.length > MAX_URL_LENGTH) throw tgBadRequest("bad webhook: URL is too long");
   const input: webhooks.SetWebhookInput = {
     url,
@@ -86,7 +86,7 @@ export async function setWebhook(platform: TelegramDeps, bot: DbBot, params: Par
     drop_pending_updates: optionalBool(params, "drop_pending_updates"),
   };
   try {
-    await webhooks.setWebhook(platform, bot, input, "telegram");
+    await webhooks.setWebhook(deps, bot, input, "telegram");
   } catch (err) {
     // Telegram words every refusal of the URL or its settings as a "bad webhook".
     if (err instanceof AppError && err.code === "bad_request") throw tgBadRequest(`bad webhook: ${err.message}`);

@@ -8,6 +8,7 @@ import type { LogUpdate } from "../updates/log.ts";
 import {
   OPERATOR_SIGNATURE, UNNAMED_FIRST_NAME, type TgBotUser, type TgChat, type TgMessage, type TgUpdate, type TgUser,
 } from "./model.ts";
+import { tgMediaFields } from "./media-shapes.ts";
 
 export const botUser = (bot: Pick<DbBot, "number" | "name" | "username">): TgUser => ({
   id: bot.number, is_bot: true, first_name: bot.name, username: bot.username,
@@ -42,13 +43,18 @@ export const chatOfRef = (ref: TelegramMessageRef, channel: string): TgChat => (
 });
 
 export function toTgMessage(native: RuntimeMessage, chat: TgChat, from: TgUser, signature?: string): TgMessage {
-  const out: TgMessage = { message_id: Number(native.message_id), from, chat, date: native.date, text: native.text };
+  const files = native.attachments ?? [];
+  const out: TgMessage = files.length
+    ? { message_id: Number(native.message_id), from, chat, date: native.date, ...tgMediaFields(native.text, native.entities, files) }
+    : { message_id: Number(native.message_id), from, chat, date: native.date, text: native.text };
   if (signature) out.author_signature = signature;
-  if (native.entities) out.entities = native.entities;
+  if (native.entities && !files.length) out.entities = native.entities;
   if (native.edit_date !== undefined) out.edit_date = native.edit_date;
   if (native.reply_markup) out.reply_markup = native.reply_markup;
   if (native.metadata) out.metadata = native.metadata;
   if (native.form) out.form = native.form;
+  const group = native.metadata?.media_group_id;
+  if (typeof group === "string") out.media_group_id = group;
   return out;
 }
 

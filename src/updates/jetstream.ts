@@ -1,4 +1,4 @@
-// The update log on NATS JetStream (production; DESIGN §2).
+// The update log on NATS JetStream (production; docs/design.md §2).
 //
 // Subjects: the stream UPDATES captures `log.updates.<bot_uuid>`, NOT `updates.<bot_uuid>`:
 // the event bus publishes wake-ups for parked long polls on core `updates.<bot_uuid>`, and a
@@ -35,7 +35,6 @@ import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type 
 
 /** Names without NATS_PREFIX; a prefixed deployment passes its own `names`. */
 export const UPDATES_STREAM = DEFAULT_NATS_NAMES.updatesStream;
-export const CONFIRMED_BUCKET = DEFAULT_NATS_NAMES.confirmedBucket;
 
 /** Why: the server's default; republishes after it are caught by readers' de-duplication. */
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
@@ -56,6 +55,7 @@ export interface JetStreamLogOptions extends LogOptions {
 }
 
 const codec = JSONCodec<Record<string, unknown>>();
+const utf8 = new TextEncoder();
 
 function streamConfig(replicas: number, names: NatsNames): Partial<StreamConfig> {
   return {
@@ -188,7 +188,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
         const h = natsHeaders();
         h.set(HDR_UPDATE_ID, String(update.update_id));
         h.set(HDR_APPENDED_AT, String(now()));
-        return js.publish(updatesSubject(botId), codec.encode(update.payload), {
+        return js.publish(updatesSubject(botId), update.json === undefined ? codec.encode(update.payload) : utf8.encode(update.json), {
           msgID: `${botId}:${update.update_id}`,
           headers: h,
           expect: { streamName: UPDATES_STREAM },
@@ -218,6 +218,11 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       // Polls repeat the same offset: nothing new to purge then. (A purge that failed is
       // redone by the next higher confirm; until then readers skip those messages anyway.)
       if (raised) await purgeBelowPending(botId, value);
+    },
+
+    async confirmedBelow(botId) {
+      ensureOpen();
+      return watermark(botId);
     },
 
     async pendingCount(botId) {

@@ -1,4 +1,4 @@
-// The per-bot update log that get-updates and the webhook worker read (DESIGN §2).
+// The per-bot update log that get-updates and the webhook worker read (docs/design.md §2).
 // Two implementations share this contract: a table in the SQL database (embedded default,
 // src/updates/sql.ts) and a JetStream stream (production, src/updates/jetstream.ts).
 //
@@ -18,6 +18,8 @@ export interface LogUpdate {
 export interface NewUpdate {
   update_id: number;
   payload: Record<string, unknown>;
+  /** The payload already encoded as JSON (by the outbox row's writer), so it is not encoded twice. */
+  json?: string;
 }
 
 export interface UpdateLog {
@@ -38,6 +40,8 @@ export interface UpdateLog {
   tail(botId: string, count: number): Promise<LogUpdate[]>;
   /** Forgets every update_id < belowUpdateId, also ones appended again later. */
   confirm(botId: string, belowUpdateId: number): Promise<void>;
+  /** The bot's watermark: every update_id below it is confirmed (0 before its first confirm). */
+  confirmedBelow(botId: string): Promise<number>;
   /** Unconfirmed, unexpired updates (WebhookInfo.pending_update_count). */
   pendingCount(botId: string): Promise<number>;
   /** Forgets everything pending now (drop_pending_updates). */

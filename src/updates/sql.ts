@@ -103,6 +103,11 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
       );
     },
 
+    async confirmedBelow(botId) {
+      const rows = await db.query<{ below: number }>(`select ${WATERMARK}::int8 as below`, [botId]);
+      return Number(rows[0]?.below ?? 0);
+    },
+
     async pendingCount(botId) {
       const rows = await db.query<{ n: number }>(
         `select count(*)::int8 as n from update_log

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAX_QUEUED_POLLS_PER_BOT, QUEUED_POLLS_RETRY_AFTER_SECONDS } from "../../src/actors/bot.ts";
 import { botActor } from "../../src/domain/runtime.ts";
+import { eventually } from "../support/eventually.ts";
 import { createTestBot, MODE, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 let client: Client;
@@ -21,13 +22,7 @@ afterAll(async () => {
 
 const poll = (c: Client, bot: TestBot, timeout: number) => c.get(`/api/bots/${bot.id}/get-updates?timeout=${timeout}`, bot.token);
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await Bun.sleep(10);
-  }
-}
+const until = (check: () => boolean, ms = 10_000) => eventually("the condition", check, ms);
 
 describe("parked polls per bot", () => {
   test("each newer poll ends the parked one at once: one parked poll per bot, whoever asks", async () => {
@@ -78,7 +73,7 @@ describe("polls queued behind each other", () => {
     // Hold the bot's mailbox, as a slow update log would: polls queue behind it.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const holding = botActor(client.platform, bot.id).ask(() => held);
+    const holding = botActor(client.wiring, bot.id).ask(() => held);
     const extra = 4;
     const early: Array<Awaited<ReturnType<typeof poll>>> = [];
     const polls = Array.from({ length: MAX_QUEUED_POLLS_PER_BOT + extra }, () =>

@@ -47,6 +47,14 @@ describe("layers", () => {
       write("src/webhook.ts", 'import { bad } from "./db/bad.ts";\nexport const entry = bad;\n');
       const reached = await violations(dir, ["src"]);
       expect(reached).toContain("worker-processes-never-load-http: src/webhook.ts → src/http/app.ts");
+      // The HTTP front and the workers reach storage and messaging only through services.
+      write("src/db/users.ts", "export const findUser = () => 1;\n");
+      write("src/bus/bus.ts", "export const publish = () => 1;\n");
+      write("src/http/routes.ts", 'import { findUser } from "../db/users.ts";\nexport const route = findUser;\n');
+      write("src/workers/push.ts", 'import type { publish } from "../bus/bus.ts";\nexport type P = typeof publish;\n');
+      const transport = await violations(dir, ["src"]);
+      expect(transport).toContain("http-and-workers-call-services: src/http/routes.ts → src/db/users.ts");
+      expect(transport).toContain("http-and-workers-call-services: src/workers/push.ts → src/bus/bus.ts");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-// Issue 14: inline buttons end to end through the API: a press becomes a callback_query
+// Inline buttons end to end through the API: a press becomes a callback_query
 // update (native and Telegram shapes, allowed_updates respected), the bot's answer reaches
 // the chat's live stream, and editMessageReplyMarkup changes the keyboard.
 import { beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Issue 14: parse_mode and entities on send and edit, native and facade: stored as text +
+// parse_mode and entities on send and edit, native and facade: stored as text +
 // entities, returned as Telegram returns them, refused with "can't parse entities".
 import { beforeAll, describe, expect, test } from "bun:test";
 import { formatText } from "../../src/core/formatting/index.ts";

@@ -1,4 +1,4 @@
-// Issue 14: handoff. While an operator has a conversation, the bot gets no updates for it
+// Handoff. While an operator has a conversation, the bot gets no updates for it
 // (messages, operator replies, presses) though the inbox gets everything; giving it back
 // resumes the updates; the bot hands a chat over itself through both API faces.
 import { beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Fixtures for the issue-14 API tests: a bot with a web chat, calls through the facade
+// Fixtures for the buttons, formatting and handoff API tests: a bot with a web chat, calls through the facade
 // (in-process, Telegram's envelope) and the native runtime.
 import { expect } from "bun:test";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";

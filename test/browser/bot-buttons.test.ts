@@ -1,4 +1,4 @@
-// Issue 14, done means 1: each Telegram library the project runs (grammY, Telegraf,
+// Each Telegram library the project runs (grammY, Telegraf,
 // node-telegram-bot-api), unchanged but for its API root, sends formatted text and an
 // inline keyboard; a visitor presses the button in the widget (real Chromium); the bot's
 // callback handler answers with a toast text and edits the keyboard, which the widget shows

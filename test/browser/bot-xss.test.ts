@@ -1,4 +1,4 @@
-// Issue 14, done means 3: nothing a bot or a visitor sends runs script in the widget or the
+// Nothing a bot or a visitor sends runs script in the widget or the
 // cabinet: text with entities (javascript: text links, a hostile pre language), HTML
 // parse_mode links, url buttons with javascript: URLs, button labels and answers with markup.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Issue 15 in a real Chromium, on a desktop (1366×900) and a phone (390×844): a
+// The inbox in a real Chromium, on a desktop (1366×900) and a phone (390×844): a
 // 1,000-message conversation opens at the newest message with the reply box in view and
 // scrolling up brings in every older message; a bot with 300 conversations lists them all;
 // the page itself never grows (the list and the thread scroll on their own).

@@ -236,7 +236,12 @@ describe.skipIf(skipBrowser)("push notifications in the cabinet", () => {
   });
 
   test("with a push service: on, still on after a reload, off, and off again on logout", async () => {
+    // Log-out revokes the page's token: the page gets a session of its own, so the other pages keep theirs.
+    const shared = token;
+    token = (await apiCall(server.url, "POST", "/api/auth/login", { email, password })).token;
+    const pageToken = token;
     const page = await openPage({ loggedIn: true, permissions: ["notifications"], fakePushService: true });
+    token = shared;
     const control = page.getByRole("button", { name: /^Notifications/ });
     const serverEndpoints = async () => (await apiCall(server.url, "GET", "/api/push/subscriptions", undefined, token)).map((s: any) => s.endpoint);
     const { public_key } = await apiCall(server.url, "GET", "/api/push/public-key", undefined, token);
@@ -262,6 +267,7 @@ describe.skipIf(skipBrowser)("push notifications in the cabinet", () => {
     await page.locator('.notify[data-state="on"]').waitFor({ timeout: UI_WAIT_MS });
     await page.getByRole("button", { name: "Log out" }).click();
     await waitUntil(async () => (await serverEndpoints()).length === 0);
+    await waitUntil(async () => (await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${pageToken}` } })).status === 401);
     expect(failures).toEqual([]);
   });
 

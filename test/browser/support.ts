@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { createLogger } from "../../src/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { sharedDb, testConfig } from "../support/harness.ts";
+import { freePort } from "../support/ports.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 /** Flags that keep Chromium from phoning home, which this machine's closed network refuses. */
@@ -56,8 +57,13 @@ export async function localContext(browser: Browser, blocked: string[], options:
   return context;
 }
 
-export async function startPlatform(): Promise<RunningServer> {
-  const config = testConfig({ port: 0, host: "127.0.0.1" });
+/**
+ * The platform on a real port. `ownPublicUrl`: PUBLIC_URL names that port, for tests that
+ * follow links the server signs with it (files).
+ */
+export async function startPlatform(options: { ownPublicUrl?: boolean } = {}): Promise<RunningServer> {
+  const port = options.ownPublicUrl ? freePort() : 0;
+  const config = testConfig({ port, host: "127.0.0.1", ...(options.ownPublicUrl ? { publicUrl: `http://127.0.0.1:${port}` } : {}) });
   return startServer(config, createLogger(config), { db: await sharedDb(), migrate: false });
 }
 

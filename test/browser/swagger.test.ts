@@ -1,4 +1,4 @@
-// /swagger must render with no internet (DESIGN §8): a real Chromium loads it from a real
+// /swagger must render with no internet (docs/design.md §8): a real Chromium loads it from a real
 // server while every request that leaves this machine is refused and recorded.
 //
 // Browser: Debian's /usr/bin/chromium driven by playwright-core's own launch (pipe

@@ -1,4 +1,4 @@
-// Issue 15's team work in a real Chromium: the owner invites an operator, who accepts the
+// The team work in a real Chromium: the owner invites an operator, who accepts the
 // link after registering; the operator sees no token, channels or team; unread counts are
 // per member, live in another member's browser and kept across reloads; assignment and
 // the mine / unassigned filters; canned replies with `/`; the operator's typing reaches

@@ -145,7 +145,7 @@ describe.skipIf(skipBrowser)("widget and cabinet in a real browser", () => {
     expect(failures).toEqual([]);
   });
 
-  test("data attributes override the title; a refused origin or a disabled channel says so, briefly", async () => {
+  test("data attributes override the title; a refused origin shows no chat; a disabled channel says so, briefly", async () => {
     const bot = await createBot("Override bot", { title: "From config" });
     const page = await (await context()).newPage();
     await page.goto(site.page("host", bot.widget_key, { "data-title": "From the tag", "data-subtitle": "Tag subtitle" }));
@@ -153,19 +153,16 @@ describe.skipIf(skipBrowser)("widget and cabinet in a real browser", () => {
     await page.getByRole("dialog", { name: "From the tag" }).waitFor({ timeout: UI_WAIT_MS });
     await page.getByText("Tag subtitle").waitFor({ timeout: UI_WAIT_MS });
 
-    // The panel gives a reason, not the server's words: those name the allowed origins.
+    // A refused origin is the site owner's to fix: visitors see no chat at all (the console
+    // message for the owner is widget-first-minutes.test.ts's), and nothing names the config.
     const locked = await createBot("Locked bot", { allowed_origins: ["https://elsewhere.example"] });
     const refused = await (await context()).newPage();
     const answered = refused.waitForResponse((r) => r.url().includes("/api/widget/config"), { timeout: UI_WAIT_MS });
     await refused.goto(site.page("host", locked.widget_key));
     expect((await answered).status()).toBe(403);
-    await refused.getByRole("button", { name: "Open chat" }).click();
-    await refused.getByRole("status").filter({ hasText: "Chat is not available on this website." }).waitFor({ timeout: UI_WAIT_MS });
-    await expect(refused.getByRole("textbox", { name: "Message" }).isVisible()).resolves.toBe(false);
-    const shown = await refused.locator("botinbox-widget").evaluate((el) => el.shadowRoot!.textContent ?? "");
-    expect(shown).not.toContain("elsewhere.example");
-    expect(shown).not.toContain("allowed_origins");
-    await screenshot(refused, "widget-refused-origin");
+    await Bun.sleep(500);
+    await expect(refused.getByRole("button", { name: "Open chat" }).count()).resolves.toBe(0);
+    await expect(refused.locator("body").innerText()).resolves.not.toContain("elsewhere.example");
 
     await apiCall(server.url, "PATCH", `/api/bots/${bot.id}/channels`, { channel_type: "widget", is_active: false }, user.token);
     const off = await (await context()).newPage();

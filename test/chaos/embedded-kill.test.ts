@@ -1,4 +1,4 @@
-// Issue 10, scenario 5: the embedded all-in-one process (PGlite in DATA_DIR, in-process log,
+// Scenario 5: the embedded all-in-one process (PGlite in DATA_DIR, in-process log,
 // bus and leases) killed with -9 twice under load and restarted on the same DATA_DIR. The
 // data directory must reopen each time and nothing acknowledged may be missing.
 import { expect } from "bun:test";

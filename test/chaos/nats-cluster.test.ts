@@ -1,9 +1,11 @@
-// Issue 16: NATS_REPLICAS=3 on a 3-node JetStream cluster. Two `web` processes and a `webhook`
+// NATS_REPLICAS=3 on a 3-node JetStream cluster. Two `web` processes and a `webhook`
 // process run with R3 streams and buckets; under load the node leading the update stream is
 // killed (kill -9) and restarted. No acknowledged message may be lost, through get-updates or
-// the webhook, and delivery must go on while the node is away.
+// the webhook, and delivery must go on while the node is away. A bot uploads files all the
+// while; every acknowledged upload must download with the same bytes from both web processes.
 import { expect } from "bun:test";
 import { connect } from "nats";
+import { Uploads } from "./uploads.ts";
 import {
   assertClean, chaosTest, crashProblems, createBot, FlakyReceiver, Load, migrate, NatsCluster, onCleanup, PrivatePostgres, Reader,
   setWebhook, useCleanup, verdict, waitFor, webhookInfo, webProcess, WebhookProc,
@@ -50,16 +52,30 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
   const jsm = await admin.jetstreamManager();
   const replicas: Record<string, number> = {};
   for await (const s of jsm.streams.list()) replicas[s.config.name] = s.config.num_replicas;
-  expect(Object.keys(replicas)).toEqual(expect.arrayContaining(["UPDATES", "KV_UPDATES_CONFIRMED", "KV_LEASES"]));
+  expect(Object.keys(replicas)).toEqual(expect.arrayContaining(["UPDATES", "KV_UPDATES_CONFIRMED", "KV_LEASES", "OBJ_FILES"]));
   expect(Object.entries(replicas).filter(([, n]) => n !== 3)).toEqual([]);
 
+  // The victim: the update stream's leader, made to lead the files bucket too before the load
+  // starts, so uploads meet the leader's loss (a step-down hands leadership to another node
+  // at random: a few tries land it on the victim).
+  const updatesLeader = async () => (await jsm.streams.info("UPDATES")).cluster?.leader;
+  let leader = await updatesLeader();
+  if (!leader) throw new Error("the UPDATES stream names no leader");
+  let filesLeader = (await jsm.streams.info("OBJ_FILES")).cluster?.leader;
+  for (let i = 0; i < 12 && filesLeader !== leader; i++) {
+    await admin.request("$JS.API.STREAM.LEADER.STEPDOWN.OBJ_FILES", undefined, { timeout: 5000 }).catch(() => undefined);
+    await Bun.sleep(500);
+    filesLeader = (await jsm.streams.info("OBJ_FILES")).cluster?.leader;
+  }
   const loads = [polled, hooked].map((bot) => new Load({ urls, bot, senders: 12, chatsPerSender: 2, messages: 480, pauseMs: 60, requestTimeoutMs: 15_000, deadlineMs: 70_000 }));
   const reader = new Reader(urls, polled).start();
   const sending = Promise.all(loads.map((l) => l.start()));
+  const uploads = new Uploads(urls, polled).start();
 
   await waitFor("a third of the load acknowledged", () => loads.every((l) => l.acked.size >= l.planned / 3), 40_000);
-  const leader = (await jsm.streams.info("UPDATES")).cluster?.leader;
-  if (!leader) throw new Error("the UPDATES stream names no leader");
+  const uploadedBefore = uploads.acked.length;
+  leader = (await updatesLeader()) ?? leader;
+  filesLeader = (await jsm.streams.info("OBJ_FILES")).cluster?.leader;
   const victim = cluster.node(leader);
   const deliveredBefore = reader.deliveries.length + receiver.delivered.length;
   const killedAt = Date.now();
@@ -71,6 +87,9 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
   await cluster.restart(leader);
 
   await sending;
+  // Uploads go on until a few have been acknowledged since the kill (the load may end first).
+  await waitFor("uploads acknowledged after the kill", () => uploads.acked.length - uploadedBefore >= 5, 30_000).catch(() => undefined);
+  await uploads.stop();
   await Promise.all([reader.drain(loads[0]!, 40_000), receiver.drain(loads[1]!, 40_000)]);
 
   /** Where the lost messages are: in the stream (a reader's problem) or not (a publisher's). */
@@ -97,11 +116,14 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
     ...polledVerdict.problems.map((p) => `get-updates: ${p}`),
     ...hookedVerdict.problems.map((p) => `webhook: ${p}`),
     ...crashProblems([a, b, worker]),
+    ...(await uploads.lost()).map((p) => `upload: ${p}`),
   ];
+  if (uploads.acked.length - uploadedBefore < 5) problems.push(`only ${uploads.acked.length - uploadedBefore} upload(s) acknowledged after the kill`);
   if (reader.belowOffset.length) problems.push(`get-updates returned ${reader.belowOffset.length} update(s) below the confirmed offset`);
   if (problems.length) problems.push(...(await diagnose()));
   assertClean(problems, `get-updates: ${polledVerdict.summary}\nwebhook: ${hookedVerdict.summary}\n` +
-    `killed NATS ${leader} (the UPDATES leader) for ${NODE_DOWN_MS} ms; ${deliveredWhileDown} deliveries while it was down`,
+    `killed NATS ${leader} (the UPDATES leader; FILES led by ${filesLeader}) for ${NODE_DOWN_MS} ms; ${deliveredWhileDown} deliveries while it was down\n` +
+    `uploads: ${uploads.acked.length} acknowledged (${uploads.acked.length - uploadedBefore} after the kill), each downloaded from both web processes; ${uploads.refused.length} refused`,
   [a.log, b.log, worker.log, ...cluster.nodes.flatMap((n) => [n.proc.log, ...n.proc.exits.map((e) => e.log)])]);
   expect(problems).toEqual([]);
 }, { timeoutMs: 200_000, services: true });

@@ -1,4 +1,4 @@
-// Issue 10, scenario 2: NATS down for 20 s under load, then back on the same port and store.
+// Scenario 2: NATS down for 20 s under load, then back on the same port and store.
 // Meanwhile requests must fail fast as 503 (never 500, never hang), /readyz must say 503, and
 // nothing acknowledged during or around the outage may be missing from the log afterwards.
 import { expect } from "bun:test";
@@ -10,9 +10,9 @@ import {
 useCleanup();
 
 const OUTAGE_MS = 20_000;
-/** Issue 10: no request waits longer than a few seconds for a dependency; 10 s is the line. */
+/** No request waits longer than a few seconds for a dependency; 10 s is the line. */
 const SLOW_MS = 10_000;
-/** Issue 10: the process recovers by itself "within seconds" once the dependency is back. */
+/** The process recovers by itself "within seconds" once the dependency is back. */
 const RECOVERY_MS = 15_000;
 /** Detecting a dead connection is not instant; /readyz has this long to turn 503. */
 const READY_GRACE_MS = 3000;

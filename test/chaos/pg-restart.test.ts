@@ -1,4 +1,4 @@
-// Issue 10, scenario 3: `pg_ctl restart -m fast` under load. Every connection is cut at once;
+// Scenario 3: `pg_ctl restart -m fast` under load. Every connection is cut at once;
 // the web process must survive it (postgres.js used to throw from a setImmediate and kill the
 // process), answer 503 meanwhile, reconnect by itself and lose nothing it acknowledged.
 import { expect } from "bun:test";
@@ -10,7 +10,7 @@ import {
 useCleanup();
 
 const SLOW_MS = 10_000;
-/** Issue 10: the process recovers by itself "within seconds" once the dependency is back. */
+/** The process recovers by itself "within seconds" once the dependency is back. */
 const RECOVERY_MS = 15_000;
 
 chaosTest("PostgreSQL restart under load: the web process survives, no acknowledged message lost", async () => {

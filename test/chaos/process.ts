@@ -42,13 +42,7 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-/** A port nobody listens on now; the tiny race with other programs is acceptable here. */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
+export { freePort } from "../support/ports.ts";
 
 export function logPath(name: string): string {
   mkdirSync(OUT, { recursive: true });

@@ -110,6 +110,19 @@ export class WebhookProc extends Proc {
   }
 }
 
+/** The mail worker (`bun src/mail.ts`): reads mailboxes and sends mail, no HTTP front. */
+export class MailProc extends Proc {
+  constructor(name: string, services: Services, extraEnv: Record<string, string> = {}) {
+    super(name, [BUN, "src/mail.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl, ...extraEnv }));
+  }
+
+  async up(timeoutMs = 30_000): Promise<this> {
+    this.start();
+    await waitFor(`${this.name} start line`, () => readFileSync(this.log, "utf8").includes("e-mail channel's mail"), timeoutMs, () => this.tail(), () => this.alive);
+    return this;
+  }
+}
+
 /** Status of one GET, 0 when no answer came within the timeout. */
 export class ReadyWatch {
   readonly samples: Array<{ at: number; status: number }> = [];

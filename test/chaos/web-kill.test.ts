@@ -1,4 +1,4 @@
-// Issue 10, scenario 1: two `web` processes under 48-way load; kill -9 of one mid-run and a
+// Scenario 1: two `web` processes under 48-way load; kill -9 of one mid-run and a
 // restart, then the same for the other. The restarted process's outbox relay and the surviving process publish the same
 // bot at once: that is where acknowledged messages used to go missing.
 import { expect } from "bun:test";

@@ -1,4 +1,4 @@
-// Issue 10, scenario 4: a flaky webhook receiver (500s and hangs) and kill -9 of the webhook
+// Scenario 4: a flaky webhook receiver (500s and hangs) and kill -9 of the webhook
 // process delivering to it. Delivery is at least once, so repeats are allowed, but a takeover
 // may resend only what was in flight (bounded by max_connections), never the backlog.
 import { expect } from "bun:test";

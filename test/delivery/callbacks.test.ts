@@ -130,7 +130,7 @@ describe("channel callbacks", () => {
     // Stop listening for events, as if the bus dropped them; the periodic scan still finds the message.
     await fx.worker.stop();
     await send(bot, chatId, "found later");
-    fx.worker = await testWorker(fx.client.platform, fx.mine);
+    fx.worker = await testWorker(fx.client.services, fx.mine);
     await until("delivered by the scan", () => at(path).length === 1);
     expect(at(path)[0]!.body.message.text).toBe("found later");
   });

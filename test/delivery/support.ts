@@ -6,6 +6,7 @@ import { jetStreamLeases } from "../../src/leases/jetstream.ts";
 import type { Leases } from "../../src/leases/leases.ts";
 import { memoryLeases } from "../../src/leases/memory.ts";
 import type { Platform } from "../../src/platform.ts";
+import type { Services } from "../../src/services.ts";
 import { startWebhookWorker, type WebhookWorker, type WorkerOptions } from "../../src/workers/webhook.ts";
 import { registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
@@ -71,8 +72,8 @@ export function startReceiver(initial: Behaviour = () => new Response("ok")): Re
 /** Fast retries and timeouts so the tests take seconds; production keeps the named defaults. */
 export const FAST: WorkerOptions = { scanIntervalMs: 300, timeoutMs: 3000, backoff: { baseMs: 50, capMs: 400 } };
 
-export function testWorker(platform: Platform, bots: Set<string>, options: WorkerOptions = {}): Promise<WebhookWorker> {
-  return startWebhookWorker(platform, { ...FAST, accept: (id) => bots.has(id), ...options });
+export function testWorker(services: Services, bots: Set<string>, options: WorkerOptions = {}): Promise<WebhookWorker> {
+  return startWebhookWorker(services, { ...FAST, accept: (id) => bots.has(id), ...options });
 }
 
 export interface Fixture {
@@ -91,7 +92,7 @@ export function workerFixture(): Fixture {
     fx.client = await testClient();
     fx.alice = await registerUser(fx.client);
     fx.receiver = startReceiver();
-    fx.worker = await testWorker(fx.client.platform, fx.mine);
+    fx.worker = await testWorker(fx.client.services, fx.mine);
   });
   afterEach(() => fx.receiver.behave(() => new Response("ok")));
   afterAll(async () => {
@@ -112,15 +113,7 @@ export async function incoming(client: Client, bot: TestBot, chatId: string, tex
   return res.body.result;
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
+export { eventually as until } from "../support/eventually.ts";
 
 /** The chat of an Update or a callback body. */
 function chatOf(body: any): string | undefined {

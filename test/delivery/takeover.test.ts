@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 const worker = async () => {
-  const w = await testWorker(client.platform, mine, { leases, leaseTtlMs: TTL_MS, scanIntervalMs: 200 });
+  const w = await testWorker(client.services, mine, { leases, leaseTtlMs: TTL_MS, scanIntervalMs: 200 });
   workers.push(w);
   return w;
 };

@@ -31,7 +31,7 @@ function procfile(dir: string): Record<string, string> {
   return Object.fromEntries(entries.map((m) => [m![1]!, m![2]!]));
 }
 
-chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook and push deliver a message by get-updates and by webhook", async () => {
+chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook, push and mail start; they deliver a message by get-updates and by webhook", async () => {
   // A clean copy: only what git tracks (the working tree's versions), no node_modules.
   const app = tempDir("install");
   await sh(["sh", "-c", `git ls-files -z | tar --null -T - -cf - | tar -xf - -C "${app}"`], ROOT);
@@ -62,7 +62,7 @@ chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook and push
     LOG_LEVEL: "info",
   };
   const commands = procfile(app);
-  expect(Object.keys(commands).sort()).toEqual(["push", "release", "web", "webhook"]);
+  expect(Object.keys(commands).sort()).toEqual(["mail", "push", "release", "web", "webhook"]);
   const run = (type: string) => new Proc(`install.${type}`, ["sh", "-c", `exec ${commands[type]!}`], env, app).start();
 
   const release = run("release");
@@ -73,9 +73,11 @@ chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook and push
   const web = run("web");
   const webhook = run("webhook");
   const push = run("push");
+  const mail = run("mail");
   await waitFor("web /readyz", async () => (await probe(`${url}/readyz`)) === 200, 60_000, () => web.tail(), () => web.alive);
   await waitFor("webhook worker start line", () => readFileSync(webhook.log, "utf8").includes("delivering webhooks"), 60_000, () => webhook.tail(), () => webhook.alive);
   await waitFor("push worker start line", () => readFileSync(push.log, "utf8").includes("sending operator push notifications"), 60_000, () => push.tail(), () => push.alive);
+  await waitFor("mail worker start line", () => readFileSync(mail.log, "utf8").includes("e-mail channel's mail"), 60_000, () => mail.tail(), () => mail.alive);
 
   const polled = await createBot(url);
   const hooked = await createBot(url);
@@ -100,9 +102,9 @@ chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook and push
   await waitFor("the webhook delivery", () => receiver.delivered.length >= 1, 30_000, () => webhook.tail());
   expect(receiver.delivered.map((d) => d.key)).toEqual(["install:1:0"]);
 
-  for (const p of [web, webhook, push]) {
+  for (const p of [web, webhook, push, mail]) {
     expect(p.alive).toBe(true);
     await p.kill("SIGTERM");
   }
-  expect([web, webhook, push].map((p) => p.child!.exitCode)).toEqual([0, 0, 0]);
+  expect([web, webhook, push, mail].map((p) => p.child!.exitCode)).toEqual([0, 0, 0, 0]);
 }, { timeoutMs: INSTALL_TIMEOUT_MS + 180_000, services: true });

@@ -34,8 +34,8 @@ const kindsFor = async (chatId: string) => {
 
 describe("domain/conversations", () => {
   test("intake stores once per client_message_id; the repeat dispatches nothing new", async () => {
-    const first = await takeIn(client.platform, "d-intake", incoming("d-intake", "c-1"));
-    const again = await takeIn(client.platform, "d-intake", incoming("d-intake", "c-1"));
+    const first = await takeIn(client.wiring, "d-intake", incoming("d-intake", "c-1"));
+    const again = await takeIn(client.wiring, "d-intake", incoming("d-intake", "c-1"));
     expect(first.repeated).toBe(false);
     expect(again.repeated).toBe(true);
     expect(again.message.id).toBe(first.message.id);
@@ -43,24 +43,24 @@ describe("domain/conversations", () => {
   });
 
   test("the bot's send, edit and delete each dispatch their event", async () => {
-    await takeIn(client.platform, "d-bot", incoming("d-bot", null));
-    const { message, conversation } = await sendFromBot(client.platform, bot, "d-bot", { text: "first", entities: null }, null);
-    const edited = await editFromBot(client.platform, bot, conversation, message, { text: "second", entities: null }, null);
+    await takeIn(client.wiring, "d-bot", incoming("d-bot", null));
+    const { message, conversation } = await sendFromBot(client.wiring, bot, "d-bot", { text: "first", entities: null }, null);
+    const edited = await editFromBot(client.wiring, bot, conversation, message, { text: "second", entities: null }, null);
     expect(edited.text).toBe("second");
     expect(edited.edited_at).not.toBeNull();
-    await deleteFromBot(client.platform, bot, conversation, edited);
+    await deleteFromBot(client.wiring, bot, conversation, edited);
     expect(await kindsFor("d-bot")).toEqual([
       "conversation_created", "message_created", "message_created", "conversation_updated", "message_updated", "message_deleted",
     ]);
   });
 
   test("operator reply and status/note go through the same path", async () => {
-    await takeIn(client.platform, "d-op", incoming("d-op", null));
+    await takeIn(client.wiring, "d-op", incoming("d-op", null));
     const row = (await findConversationByChat(client.platform.db, bot.id, "d-op"))!;
-    const reply = await replyAsOperator(client.platform, row, "on it");
+    const reply = await replyAsOperator(client.wiring, row, "on it");
     expect(reply.message.sender).toBe("operator");
     expect(reply.conversation.status).toBe("open");
-    const { conversation } = await setStatusAndNote(client.platform, reply.conversation, "closed", "done");
+    const { conversation } = await setStatusAndNote(client.wiring, reply.conversation, "closed", "done");
     expect(conversation.status).toBe("closed");
     expect(conversation.operator_note).toBe("done");
     expect(await kindsFor("d-op")).toEqual([

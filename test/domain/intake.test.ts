@@ -39,7 +39,7 @@ const input = (row: DbBot, chatId: string, text: string, clientMessageId: string
 
 /** An actor of our own over the platform's real dependencies, so a test controls what one batch holds. */
 function ownActor(botId: string): IntakeActor {
-  return new IntakeActor(client.platform.intake satisfies IntakeDeps, botId);
+  return new IntakeActor(client.wiring.intake satisfies IntakeDeps, botId);
 }
 
 describe("group commit", () => {

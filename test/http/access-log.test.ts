@@ -6,6 +6,7 @@ import { Writable } from "node:stream";
 import { createApp } from "../../src/http/app.ts";
 import { createLogger } from "../../src/logger.ts";
 import { openPlatform, type Platform } from "../../src/platform.ts";
+import { composeServices } from "../../src/services.ts";
 import { sharedDb, testConfig, uniqueEmail } from "../support/harness.ts";
 
 const PASSWORD = "correct-horse-battery-staple-42";
@@ -53,7 +54,7 @@ const config = testConfig({
 
 beforeAll(async () => {
   platform = await openPlatform(config, createLogger(config, sink), { db: await sharedDb(), migrate: false, relayIntervalMs: 0 });
-  app = createApp(platform);
+  app = createApp(composeServices(platform));
 });
 afterAll(() => platform.close());
 

@@ -4,10 +4,11 @@ import { expect, test } from "bun:test";
 import { FormatRegistry } from "@sinclair/typebox";
 import { createApp } from "../../src/http/app.ts";
 import { testPlatform } from "../support/harness.ts";
+import { composeServices } from "../../src/services.ts";
 
 test("the uuid and email format checks are plain regular expressions, and still right", async () => {
   const platform = await testPlatform();
-  createApp(platform);
+  createApp(composeServices(platform));
   for (const format of ["uuid", "email"]) expect(FormatRegistry.Get(format)!.toString()).toContain(".test(value)");
   const uuid = FormatRegistry.Get("uuid")!;
   expect(uuid("0b5c8a1e-2f4d-4c1b-9a7e-3d2f1c0b9a8e")).toBe(true);

@@ -1,4 +1,4 @@
-// /swagger/json is the contract clients generate code from (DESIGN §8). These checks are
+// /swagger/json is the contract clients generate code from (docs/design.md §8). These checks are
 // written over whatever operations exist, so they keep holding as features add routes,
 // plus explicit checks for the operations the foundation has built.
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -163,7 +163,8 @@ describe("the OpenAPI document", () => {
     for (const { method, path, op } of withBody) {
       const where = `${method.toUpperCase()} ${path}`;
       const body = resolve(op.requestBody);
-      const json = body.content?.["application/json"];
+      // Uploads are documented as what they are: multipart with a binary `file` part.
+      const json = body.content?.["application/json"] ?? body.content?.["multipart/form-data"];
       expect({ where, jsonSchema: Boolean(json?.schema) }).toEqual({ where, jsonSchema: true });
     }
 
@@ -180,7 +181,7 @@ describe("the OpenAPI document", () => {
     expect(patchChannel.required).toContain("channel_type");
   });
 
-  // Issue 16: a bot author writes a client from /swagger alone. These hold for every
+  // A bot author writes a client from /swagger alone. These hold for every
   // operation, including routes added later: document a route with detail.summary and
   // detail.description, Ok(Model, "what the caller gets") for the success, errors(...) for the
   // rest, and an example on the request and result models (see src/http/envelope.ts).

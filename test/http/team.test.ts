@@ -162,7 +162,7 @@ describe("rename and delete", () => {
   test("deleting removes the bot and its data: token, conversations, members and pending updates", async () => {
     const { owner, operator, bot } = await team();
     const accepted = (await visitor(bot, `del-${crypto.randomUUID()}`, "about to vanish")).body.result;
-    await client.platform.publishOutbox(bot.id);
+    await client.platform.outbox.publishUpTo(bot.id);
     expect(await client.platform.updates.pendingCount(bot.id)).toBeGreaterThan(0);
 
     expect((await client.request("DELETE", `/api/bots/${bot.id}`, { token: owner.token })).status).toBe(200);

@@ -39,4 +39,21 @@ describe("reading behind a gap", () => {
     await db.query(`delete from outbox where bot_id = $1`, [bot.id]);
     expect(await poll(5)).toEqual([6]);
   });
+
+  test("confirmed updates whose outbox rows are not yet removed do not hold back a read without an offset", async () => {
+    const bot = await createTestBot(client, await registerUser(client));
+    const { db, updates } = client.platform;
+    const poll = async (from: number) => (await updates.read(bot.id, from, 100)).map((u) => u.update_id);
+    // 1-4 published; their outbox rows are removed lazily, after publishing, so they linger.
+    await insertOutboxRows(db, bot.id, [1, 2, 3, 4].map((id) => ({ updateId: id, payload: JSON.stringify(update(id).payload) })));
+    await updates.appendMany(bot.id, [1, 2, 3, 4].map(update));
+    // The bot confirms 1 and 2 (get-updates with offset 3), then polls again without an offset.
+    await updates.confirm(bot.id, 3);
+    expect(await poll(3)).toEqual([3, 4]);
+    expect(await poll(0)).toEqual([3, 4]);
+    // Above the watermark a lingering row still holds a reader back: 6 waits for 5.
+    await insertOutboxRows(db, bot.id, [5].map((id) => ({ updateId: id, payload: "{}" })));
+    await updates.appendMany(bot.id, [update(6)]);
+    expect(await poll(0)).toEqual([3, 4]);
+  });
 });

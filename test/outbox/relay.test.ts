@@ -1,4 +1,4 @@
-// The outbox rule (DESIGN §2): a committed message whose update never reached the log (the
+// The outbox rule (docs/design.md §2): a committed message whose update never reached the log (the
 // process died between commit and publish) is republished by the relay, exactly once.
 import { describe, expect, test } from "bun:test";
 import { IntakeActor } from "../../src/actors/intake.ts";
@@ -52,7 +52,7 @@ describe("outbox relay", () => {
     expect(after.body.result[0].message.message_id).toBe(String(messageId));
 
     // A second relay (another process, or a late retry) must not produce a repeat.
-    await restarted.platform.relay.runOnce(0);
+    await restarted.platform.outbox.relay.runOnce(0);
     const again = await restarted.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(again.body.result).toHaveLength(1);
     await restarted.platform.close();
@@ -65,12 +65,12 @@ describe("outbox relay", () => {
     const first = await commit("a", "first");
     const second = await commit("b", "second");
     // The second request finishes first; the first one's publish is still on its way.
-    await client.platform.dispatch(second.effects);
+    await client.platform.outbox.dispatch(second.effects);
     const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(got.body.result.map((u: any) => u.message.text)).toEqual(["first", "second"]);
     const lastId = got.body.result[1].update_id;
     await client.get(`/api/bots/${bot.id}/get-updates?timeout=0&offset=${lastId + 1}`, bot.token);
-    await client.platform.dispatch(first.effects); // the late publish must not resurrect a confirmed update
+    await client.platform.outbox.dispatch(first.effects); // the late publish must not resurrect a confirmed update
     const after = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(after.body.result).toEqual([]);
     await client.platform.close();
@@ -85,7 +85,7 @@ describe("outbox relay", () => {
     const second = await commit("b", "second");
     const [firstId, secondId] = [first.effects.updates[0]!.updateId, second.effects.updates[0]!.updateId];
     await client.platform.db.query(`update outbox set created_at = now() - interval '1 hour' where bot_id = $1 and update_id = $2`, [bot.id, secondId]);
-    await client.platform.relay.runOnce();
+    await client.platform.outbox.relay.runOnce();
     // A reader that saw only the second and confirmed past it would lose the first for good.
     const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
     expect(got.body.result.map((u: any) => u.update_id)).toEqual([firstId, secondId]);

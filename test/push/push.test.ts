@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { startPushWorker, type PushWorker } from "../../src/workers/push.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { eventually } from "../support/eventually.ts";
 import { browserKeys, decryptPush, type BrowserKeys } from "./webpush.ts";
 
 interface Received {
@@ -30,7 +31,7 @@ beforeAll(async () => {
       return new Response(null, { status: answer });
     },
   });
-  worker = await startPushWorker(client.platform, { consumerName: `push-test-${crypto.randomUUID()}` });
+  worker = await startPushWorker(client.services, { consumerName: `push-test-${crypto.randomUUID()}` });
 });
 
 afterAll(async () => {
@@ -39,15 +40,7 @@ afterAll(async () => {
   await client.platform.close();
 });
 
-async function waitFor<T>(check: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await Bun.sleep(25);
-  }
-}
+const waitFor = <T>(check: () => T | undefined, ms = 10_000) => eventually("the push", check, ms);
 
 async function subscribe(path: string, who: TestUser = user): Promise<BrowserKeys> {
   const keys = await browserKeys();

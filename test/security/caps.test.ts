@@ -1,10 +1,10 @@
-// Issue 11, item 6: named caps on bots per user and open streams (429 past them), and
+// Named caps on bots per user and open streams (429 past them), and
 // the cabinet and Swagger pages refuse framing and foreign scripts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { DEFAULT_RATE_LIMITS } from "../../src/config.ts";
-import { MAX_BOTS_PER_USER } from "../../src/http/bots/service.ts";
-import { MAX_INBOX_STREAMS_PER_USER } from "../../src/http/streams/inbox.ts";
-import { MAX_WIDGET_STREAMS_PER_CLIENT } from "../../src/http/streams/widget.ts";
+import { MAX_BOTS_PER_USER } from "../../src/domain/bots.ts";
+import { MAX_INBOX_STREAMS_PER_USER } from "../../src/domain/inbox_feed.ts";
+import { MAX_WIDGET_STREAMS_PER_CLIENT } from "../../src/domain/chat_feed.ts";
 import { createTestBot, registerUser, testClient, type Client } from "../support/harness.ts";
 
 let client: Client;

@@ -1,4 +1,4 @@
-// Issue 11, item 1: every limit counts per client, the client being the socket's address
+// Every limit counts per client, the client being the socket's address
 // (or, behind TRUST_PROXY, the forwarded one), also for requests that fail validation.
 import { afterEach, describe, expect, test } from "bun:test";
 import { DEFAULT_RATE_LIMITS, loadConfig, type TrustProxy } from "../../src/config.ts";

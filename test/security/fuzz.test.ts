@@ -1,4 +1,4 @@
-// Issue 11, "done means" 1: a seeded, bounded fuzz over every operation /swagger/json
+// A seeded, bounded fuzz over every operation /swagger/json
 // documents and every Telegram facade method. Each request starts from a plausible call
 // and gets one hostile mutation (deep nesting, NUL, lone surrogates, huge integers, wrong
 // types, broken encodings, odd headers). Every answer must be a 4xx/2xx envelope, never a

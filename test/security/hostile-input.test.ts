@@ -1,4 +1,4 @@
-// Issue 11: bad input always gets a clear 4xx envelope; never a 500, a stall or a crash.
+// Bad input always gets a clear 4xx envelope; never a 500, a stall or a crash.
 // Deep bodies against the real server (the event loop must stay free), text PostgreSQL
 // cannot store and integers beyond 64 bits over the endpoints that used to answer 500.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

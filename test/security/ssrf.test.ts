@@ -1,4 +1,4 @@
-// Issue 11, item 5: the special-purpose ranges the SSRF guard missed (IPv4-translated
+// The special-purpose ranges the SSRF guard missed (IPv4-translated
 // ::ffff:0:0:0/96, Teredo and the rest of 2001::/23, documentation and discard ranges) are
 // refused wherever a URL is accepted: set-webhook, facade setWebhook, callback_url, push.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Issue 11, item 6: user tokens are HS256 with `exp`, nothing else; a forged or malformed
+// User tokens are HS256 with `exp`, nothing else; a forged or malformed
 // token is 401, never 500.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";

@@ -1,4 +1,4 @@
-// Users, bots and the signing key outlive a restart (issue 2, "done means" 5). Embedded:
+// Users, bots and the signing key outlive a restart. Embedded:
 // a real PGlite in a temporary DATA_DIR, with JWT_SECRET unset so the generated secret
 // file is what signs tokens. Production: the same walk against Postgres.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";

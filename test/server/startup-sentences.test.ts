@@ -114,7 +114,7 @@ async function stop(child: Subprocess) {
 }
 
 describe.skipIf(!ONE_PASS)("start-up sentences", () => {
-  test.each(["src/webhook.ts", "src/push.ts"])("%s without DATABASE_URL and NATS_URL refuses to start", async (entry) => {
+  test.each(["src/webhook.ts", "src/push.ts", "src/mail.ts"])("%s without DATABASE_URL and NATS_URL refuses to start", async (entry) => {
     const run = await runToExit(entry, { DATA_DIR: tempDataDir() });
     expectSentence(run, "needs DATABASE_URL and NATS_URL");
   }, 40_000);

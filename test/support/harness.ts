@@ -6,6 +6,7 @@ import { migrate } from "../../src/db/migrate.ts";
 import { createApp, type App } from "../../src/http/app.ts";
 import { createLogger } from "../../src/logger.ts";
 import { openDb, openPlatform, type OpenOptions, type Platform } from "../../src/platform.ts";
+import { composeServices, wire, type Services, type Wiring } from "../../src/services.ts";
 
 export const MODE = process.env.DATABASE_URL ? "production" : "embedded";
 
@@ -39,6 +40,9 @@ export interface TestResponse<T = any> {
 export interface Client {
   app: App;
   platform: Platform;
+  /** What the platform's use cases run on (tests drive domain functions with it). */
+  wiring: Wiring;
+  services: Services;
   request<T = any>(method: string, path: string, options?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse<T>>;
   get<T = any>(path: string, token?: string): Promise<TestResponse<T>>;
   post<T = any>(path: string, body?: unknown, token?: string): Promise<TestResponse<T>>;
@@ -46,11 +50,19 @@ export interface Client {
 }
 
 export async function testClient(overrides: Partial<Config> = {}, options: OpenOptions = {}): Promise<Client> {
-  const platform = await testPlatform(overrides, options);
-  const app = createApp(platform);
+  return clientFor(await testPlatform(overrides, options));
+}
+
+/** Requests through the app of a platform the test opened itself (one it restarts, say). */
+export function clientFor(platform: Platform): Client {
+  const wiring = wire(platform);
+  const services = composeServices(platform, wiring);
+  const app = createApp(services);
   const client: Client = {
     app,
     platform,
+    wiring,
+    services,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;

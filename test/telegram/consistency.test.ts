@@ -1,4 +1,4 @@
-// Native and facade views of one bot stay consistent (issue 7, done means 3): a message
+// Native and facade views of one bot stay consistent: a message
 // sent through either face shows in the chat history and can be edited and deleted
 // through the other; both faces read and confirm the same update log.
 import { beforeAll, describe, expect, test } from "bun:test";

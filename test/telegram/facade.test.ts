@@ -1,4 +1,4 @@
-// The facade's wire protocol (DESIGN §11): addressing, parameter encodings, Telegram's
+// The facade's wire protocol (docs/design.md §11): addressing, parameter encodings, Telegram's
 // error envelope, getUpdates semantics with Telegram's defaults, and the smaller methods.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";

@@ -1,5 +1,5 @@
 // node-telegram-bot-api, unchanged but for its API root, runs an echo bot in long-polling
-// mode against the facade (issue 7, done means 1). This library sends urlencoded bodies
+// mode against the facade. This library sends urlencoded bodies
 // with nested values as JSON text, which is what the facade's form parsing is for.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Bot, TelegramApiError, type Context } from "node-telegram-bot-api";

@@ -1,5 +1,5 @@
 // telebot 1.4, unchanged but for its API root, launches with its default options and
-// answers /start (issue 14, done means 2). Its launch calls setWebhook without a url to
+// answers /start. Its launch calls setWebhook without a url to
 // clear any webhook, which Telegram (and now the facade) reads as "delete".
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import TeleBot from "telebot";

@@ -1,5 +1,5 @@
 // Telegraf, unchanged but for its API root, runs an echo bot in long-polling mode against
-// the facade (issue 7, done means 1): /start, echo, edit and delete through the library.
+// the facade: /start, echo, edit and delete through the library.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Telegraf, TelegramError } from "telegraf";
 import { message } from "telegraf/filters";

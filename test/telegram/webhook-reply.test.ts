@@ -40,7 +40,7 @@ describe("postJson keepBodyBytes", () => {
 
 describe("webhook replies", () => {
   test("answers that name no method are no reply; failures come back in Telegram's words", async () => {
-    const reply = telegramDelivery(client.platform).reply;
+    const reply = telegramDelivery(client.wiring).reply;
     expect(await reply(bot.id, json({ ok: true }))).toBeUndefined();
     expect(await reply(bot.id, { headers: { "content-type": "text/plain" }, bytes: new TextEncoder().encode("ok") })).toBeUndefined();
     expect(await reply(bot.id, json({ method: "getMe" }))).toBeUndefined();

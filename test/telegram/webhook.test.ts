@@ -1,4 +1,4 @@
-// Webhook mode of the Telegram-compatible facade (issue 7, done means 2): setWebhook through
+// Webhook mode of the Telegram-compatible facade: setWebhook through
 // the facade makes the webhook worker POST Telegram-shaped updates, getUpdates answers 409
 // meanwhile, and a receiver's answer naming a `method` is executed as the bot ("webhook
 // reply"). Telegraf, unchanged but for its API root, runs a bot in webhook mode.
@@ -31,7 +31,7 @@ const mine = new Set<string>();
 beforeAll(async () => {
   facade = await startFacade();
   receiver = startReceiver();
-  worker = await testWorker(facade.server.platform, mine);
+  worker = await testWorker(facade.server.services, mine);
 });
 afterAll(async () => {
   await worker.stop();

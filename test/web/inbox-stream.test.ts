@@ -1,6 +1,6 @@
 // GET /api/inbox/stream: the cabinet's live inbox, resumable by Last-Event-ID.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { REPLAY_MAX_AGE_MS } from "../../src/http/streams/inbox.ts";
+import { REPLAY_MAX_AGE_MS } from "../../src/domain/inbox_feed.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 import { openStream, type OpenStream, type SseFrame } from "./sse.ts";
 

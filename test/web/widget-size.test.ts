@@ -1,4 +1,4 @@
-// Issue 6: the widget stays small. Built exactly as /widget.js serves it, gzipped, and
+// The widget stays small. Built exactly as /widget.js serves it, gzipped, and
 // checked against the 12 KB budget; the size is printed for the CI log.
 import { describe, expect, test } from "bun:test";
 import { bundleScript, makeAsset, SCRIPT_ENTRIES, WIDGET_GZIP_BUDGET_BYTES } from "../../src/http/web/assets.ts";

@@ -1,8 +1,9 @@
 // GET /api/messages/stream: live messages of a widget chat, resumable by Last-Event-ID.
 // Runs in both modes (memory bus + PGlite, NATS + Postgres).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sharedHandlerCount } from "../../src/http/streams/hub.ts";
+import { sharedHandlerCount } from "../../src/domain/feed.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+import { eventually as waitUntil } from "../support/eventually.ts";
 import { openStream, type OpenStream } from "./sse.ts";
 
 let client: Client;
@@ -32,14 +33,8 @@ const visitor = (chat: string, text: string, extra: Record<string, unknown> = {}
 
 const isMessage = (f: { event: string }) => f.event === "message";
 
-/** Polls until `check` holds: the bus delivers asynchronously (NATS in production mode). */
-async function eventually(check: () => boolean, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await Bun.sleep(25);
-  }
-}
+/** The bus delivers asynchronously (NATS in production mode). */
+const eventually = (check: () => boolean, what: string, timeoutMs = 15_000) => waitUntil(what, check, timeoutMs);
 
 describe("widget stream", () => {
   test("delivers visitor, operator and bot messages live with message_id as the event id", async () => {

@@ -1,7 +1,27 @@
 // The cabinet's API client: the user token lives in localStorage; a 401 ends the session.
-import type {
-  Assignee as AssignedMember, Contact, ContactConversation, Conversation, Message, Status,
-} from "../../src/core/records.ts";
+// Wire types come from the server's own schemas (type-only imports: nothing of the server
+// is bundled), so a field renamed there fails the typecheck here instead of drifting.
+import { signal } from "@preact/signals";
+import type { Static } from "@sinclair/typebox";
+import type { AuthResult, User } from "../../src/http/auth/model.ts";
+import type { AcceptedInvite, AssignableMember, CannedReply, CreatedInvite, Invite, Member } from "../../src/http/bots/model.ts";
+import type { Channel } from "../../src/http/channels/model.ts";
+import type { ConversationDetail, InboxConversation, InboxCounts } from "../../src/http/inbox/model.ts";
+import type { PushPublicKey, PushSubscription as StoredSubscription } from "../../src/http/push/model.ts";
+import type { WebhookInfo } from "../../src/http/webhooks/model.ts";
+import type { Contact } from "../../src/core/records.ts";
+
+export type { Bot } from "../../src/http/bots/model.ts";
+export type { AuthResult, CannedReply, Channel, ConversationDetail, InboxConversation, Invite, Member, User };
+export type { Assignee, Contact, Conversation, Message, Status } from "../../src/core/records.ts";
+export { STATUSES } from "../../src/core/records.ts";
+export type AssignableMember = Static<typeof AssignableMember>;
+export type CreatedInvite = Static<typeof CreatedInvite>;
+export type AcceptedInvite = Static<typeof AcceptedInvite>;
+export type InboxCounts = Static<typeof InboxCounts>;
+export type PushPublicKey = Static<typeof PushPublicKey>;
+export type StoredPushSubscription = Static<typeof StoredSubscription>;
+export type WebhookInfo = Static<typeof WebhookInfo>;
 
 const TOKEN_KEY = "botinbox:token";
 const EMAIL_KEY = "botinbox:email";
@@ -15,7 +35,14 @@ export class ApiError extends Error {
   }
 }
 
+/** Bumped on every log in and out, so the views that depend on the session render again. */
+const sessionChanges = signal(0);
+
 export const session = {
+  /** Read inside a view to render again when the session starts or ends. */
+  get changes(): number {
+    return sessionChanges.value;
+  },
   get token(): string | null {
     return localStorage.getItem(TOKEN_KEY);
   },
@@ -25,10 +52,12 @@ export const session = {
   start(token: string, email: string) {
     localStorage.setItem(TOKEN_KEY, token);
     localStorage.setItem(EMAIL_KEY, email);
+    sessionChanges.value++;
   },
   end() {
     localStorage.removeItem(TOKEN_KEY);
     localStorage.removeItem(EMAIL_KEY);
+    sessionChanges.value++;
   },
 };
 
@@ -42,7 +71,7 @@ export interface RequestOptions {
   token?: string;
 }
 
-export async function api<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const token = options.token ?? session.token;
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
@@ -53,7 +82,7 @@ export async function api<T = any>(method: string, path: string, options: Reques
   } catch {
     throw new ApiError(0, "The server cannot be reached. Check your connection.");
   }
-  const body = await res.json().catch(() => null);
+  const body = (await res.json().catch(() => null)) as { ok?: boolean; result?: T; error?: string; description?: string } | null;
   if (res.status === 401 && !options.token && session.token) {
     session.end();
     onExpired();
@@ -62,83 +91,10 @@ export async function api<T = any>(method: string, path: string, options: Reques
   return body.result as T;
 }
 
-export const get = <T = any>(path: string, token?: string) => api<T>("GET", path, { token });
-export const post = <T = any>(path: string, body?: unknown, token?: string) => api<T>("POST", path, { body, token });
-export const patch = <T = any>(path: string, body: unknown) => api<T>("PATCH", path, { body });
-export const del = <T = any>(path: string) => api<T>("DELETE", path);
-
-export interface Bot {
-  id: string;
-  number: number;
-  name: string;
-  username: string;
-  description: string | null;
-  webhook_url: string | null;
-  /** Absent for operators: only the owner sees the token, channels and members. */
-  token?: string | null;
-  role?: Role;
-  widget_key: string;
-  integration_key: string;
-  created_at: string;
-}
-
-export interface Channel {
-  channel_type: string;
-  is_active: boolean;
-  config: Record<string, unknown>;
-  updated_at: string | null;
-}
-
-// The server's own record types (no I/O in src/core, so the bundler only inlines the list).
-export type { Contact, Conversation, Message, Status } from "../../src/core/records.ts";
-export { STATUSES } from "../../src/core/records.ts";
-
-export type Role = "owner" | "operator";
-export interface User {
-  id: string;
-  email: string;
-}
-export interface Member {
-  user_id: string;
-  email: string;
-  role: Role;
-  joined_at: string;
-}
-export interface Invite {
-  id: string;
-  email: string;
-  role: Role;
-  created_at?: string;
-  expires_at: string;
-  /** Only in the answer that creates the invite: the code is stored hashed. */
-  code?: string;
-  invite_url?: string;
-}
-export interface CannedReply {
-  id: string;
-  shortcut: string;
-  text: string;
-}
-export type Assignee = AssignedMember | null;
-
-/** A list row: the record plus this user's view of it (assignment, unread). */
-export interface InboxConversation extends Conversation {
-  assignee?: Assignee;
-  unread_count?: number;
-}
-
-export interface ConversationDetail extends InboxConversation {
-  messages: Message[];
-  contacts: Contact[];
-  contact_conversations?: ContactConversation[];
-  page?: { url: string | null; title: string | null } | null;
-}
-
-export type TabCounts = Record<Status | "all", number>;
-export interface InboxCounts {
-  status: TabCounts;
-  unread: TabCounts;
-}
+export const get = <T>(path: string, token?: string) => api<T>("GET", path, { token });
+export const post = <T>(path: string, body?: unknown, token?: string) => api<T>("POST", path, { body, token });
+export const patch = <T>(path: string, body: unknown) => api<T>("PATCH", path, { body });
+export const del = <T = unknown>(path: string) => api<T>("DELETE", path);
 
 let me: { token: string | null; user: Promise<User> } | undefined;
 /** Who is logged in: asked once per session token. */

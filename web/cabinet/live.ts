@@ -1,10 +1,14 @@
 // The inbox's live feed: GET /api/inbox/stream read with fetch(), because EventSource cannot
 // send the Authorization header (and a token in the URL would end up in logs). After a
 // break it reconnects with Last-Event-ID, so the server replays what happened meanwhile.
+import { signal } from "@preact/signals";
+import type { InboxStreamEvent } from "../../src/core/events.ts";
 import { session } from "./api.ts";
 
 export type LiveState = "connecting" | "live" | "offline";
-export type LiveListener = (event: string, data: any) => void;
+/** What listeners get: the server's union, `ready` told whether the stream resumed. */
+export type LiveEvent = Exclude<InboxStreamEvent, { kind: "ready" }> | { kind: "ready"; cursor: string; resumed: boolean };
+export type LiveListener = (event: LiveEvent) => void;
 
 /** First wait after a break; doubled per failure up to the ceiling. */
 const FIRST_BACKOFF_MS = 1_000;
@@ -12,23 +16,17 @@ const MAX_BACKOFF_MS = 30_000;
 
 export class LiveFeed {
   private listeners = new Set<LiveListener>();
-  private stateListeners = new Set<(s: LiveState) => void>();
   private lastEventId: string | null = null;
   private abort: AbortController | undefined;
   private stopped = true;
-  state: LiveState = "offline";
+  /** Views read it as state; the header's badge shows it. */
+  readonly state = signal<LiveState>("offline");
 
   constructor(private readonly onUnauthorized: () => void) {}
 
   on(listener: LiveListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
-  }
-
-  onState(listener: (s: LiveState) => void): () => void {
-    this.stateListeners.add(listener);
-    listener(this.state);
-    return () => this.stateListeners.delete(listener);
   }
 
   start(): void {
@@ -45,15 +43,13 @@ export class LiveFeed {
   }
 
   private setState(state: LiveState) {
-    if (this.state === state) return;
-    this.state = state;
-    for (const l of this.stateListeners) l(state);
+    this.state.value = state;
   }
 
-  private emit(event: string, data: unknown) {
+  private emit(event: LiveEvent) {
     for (const l of [...this.listeners]) {
       try {
-        l(event, data);
+        l(event);
       } catch (err) {
         console.error("live listener failed", err);
       }
@@ -117,13 +113,15 @@ export class LiveFeed {
           onReady();
           this.setState("live");
         }
-        let parsed: any;
+        let parsed: unknown;
         try {
           parsed = JSON.parse(data);
         } catch {
           continue;
         }
-        this.emit(event, event === "ready" ? { ...parsed, resumed } : parsed);
+        if (parsed === null || typeof parsed !== "object") continue;
+        // The event name is the kind (the data of control events has none of its own).
+        this.emit({ ...parsed, kind: event, ...(event === "ready" ? { resumed } : {}) } as LiveEvent);
       }
     }
   }

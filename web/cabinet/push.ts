@@ -1,6 +1,6 @@
 // Web Push for this browser: the service worker, the push service's subscription and its
 // registration with the server (README, "Operator push notifications"). No DOM here.
-import { api, ApiError, get, post } from "./api.ts";
+import { api, ApiError, get, post, type PushPublicKey, type StoredPushSubscription } from "./api.ts";
 
 /** At the root so its scope covers the whole cabinet. */
 export const SERVICE_WORKER_URL = "/sw.js";
@@ -46,7 +46,7 @@ export async function pushState(): Promise<PushState> {
   const subscription = await currentSubscription();
   if (!subscription) return "off";
   // Another operator may have used this browser since, or the server dropped a failing one.
-  const mine = await get<{ endpoint: string }[]>("/api/push/subscriptions");
+  const mine = await get<StoredPushSubscription[]>("/api/push/subscriptions");
   return mine.some((s) => s.endpoint === subscription.endpoint) ? "on" : "off";
 }
 
@@ -56,7 +56,7 @@ export async function enablePush(): Promise<void> {
   await navigator.serviceWorker.register(SERVICE_WORKER_URL, { scope: SCOPE });
   // subscribe() needs an active worker; `ready` waits for the one just registered.
   const registration = await navigator.serviceWorker.ready;
-  const { public_key } = await get<{ public_key: string }>("/api/push/public-key");
+  const { public_key } = await get<PushPublicKey>("/api/push/public-key");
   const key = base64UrlToBytes(public_key);
   let subscription = await registration.pushManager.getSubscription();
   if (subscription && !sameBytes(subscription.options.applicationServerKey, key)) {

@@ -1,38 +1,18 @@
 // The widget's side of the public API: config, history, sending, and live messages over
 // Server-Sent Events with a polling fallback. No credentials ever leave the host page.
-import type { Entity } from "../shared/entities.ts";
+// Wire types are the server's own (type-only imports: nothing of the server is bundled).
+import type { CallbackAnsweredEvent } from "../../src/core/events.ts";
+import type { Message } from "../../src/core/records.ts";
+import type { AcceptedMessage } from "../../src/http/messages/model.ts";
+import type { WidgetConfigResult } from "../../src/http/widget/model.ts";
 
-export interface WidgetMessage {
-  id: string;
-  message_id: string;
-  direction: "in" | "out";
-  sender: "user" | "bot" | "operator";
-  text: string;
-  created_at: string;
-  metadata?: Record<string, unknown>;
-  entities?: Entity[] | null;
-  reply_markup?: Record<string, unknown> | null;
-}
-
+/** What the history and the stream carry: the server's message record. */
+export type WidgetMessage = Message;
 /** The bot's answerCallbackQuery, as the stream's callback_answer event carries it. */
-export interface CallbackAnswer {
-  callback_query_id: string;
-  text: string;
-  show_alert: boolean;
-}
-
-export interface WidgetConfig {
-  title: string;
-  subtitle: string;
-  greeting: string | null;
-  color: string;
-  position: "left" | "right";
-}
-
-export interface Accepted {
-  id: string;
-  message_id: string;
-}
+export type CallbackAnswer = Pick<CallbackAnsweredEvent, "callback_query_id" | "text" | "show_alert" | "url">;
+/** The looks the widget takes from its config (the rest names the bot and channel). */
+export type WidgetConfig = Pick<WidgetConfigResult, "title" | "subtitle" | "greeting" | "color" | "position">;
+export type Accepted = AcceptedMessage;
 
 /** status 0 means the network failed before an answer came back. */
 export class ApiError extends Error {
@@ -54,7 +34,12 @@ const STREAM_RETRY_MS = 60_000;
 /** Messages fetched for history and by each poll. */
 export const HISTORY_LIMIT = 50;
 
+/** What the header shows: the stream or poll is being set up, works, or cannot reach the server. */
+export type Connection = "connecting" | "online" | "offline";
+
 export interface Live {
+  /** The connection to the server changed (the offline queue sends when it is "online"). */
+  state(s: Connection): void;
   message(m: WidgetMessage): void;
   updated(m: WidgetMessage): void;
   deleted(id: string): void;
@@ -100,7 +85,7 @@ export class Api {
     return this.call(`/api/messages?${this.query({ chat_id: chatId, limit: HISTORY_LIMIT, ...(before ? { before } : {}) })}`);
   }
 
-  send(chatId: string, text: string, clientId: string): Promise<Accepted> {
+  send(chatId: string, text: string, clientId: string, attachments?: string[]): Promise<Accepted> {
     return this.call("/api/messages", {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": clientId },
@@ -109,6 +94,7 @@ export class Api {
         chat_id: chatId,
         channel: "widget",
         text,
+        attachments,
         metadata: { page_url: location.href, page_title: document.title, client_message_id: clientId },
       }),
     });
@@ -139,7 +125,10 @@ export class Api {
     const poll = async () => {
       try {
         for (const m of await this.history(chatId)) live.message(m);
-      } catch {}
+        live.state("online");
+      } catch {
+        live.state("offline");
+      }
       if (polling && !stopped) pollTimer = setTimeout(poll, POLL_MS);
     };
     const fallBack = () => {
@@ -158,6 +147,7 @@ export class Api {
     const open = () => {
       if (stopped) return;
       if (typeof EventSource !== "function") return fallBack();
+      live.state("connecting");
       const es = (source = new EventSource(`${this.base}/api/messages/stream?${this.query({ chat_id: chatId, since: live.cursor() })}`));
       const on = (name: string, fn: (data: any) => void) =>
         es.addEventListener(name, (e) => {
@@ -171,10 +161,14 @@ export class Api {
       on("typing", live.typing);
       on("operator_typing", live.typing);
       on("callback_answer", live.answer);
-      es.onopen = () => (failures = 0);
+      es.onopen = () => {
+        failures = 0;
+        live.state("online");
+      };
       es.onerror = () => {
         // CLOSED: the server refused the stream (not an event stream); CONNECTING: a break.
         if (es.readyState === 2 || ++failures >= MAX_STREAM_FAILURES) fallBack();
+        else live.state("connecting");
       };
     };
     open();

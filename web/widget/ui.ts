@@ -1,8 +1,11 @@
 // The launcher and chat panel, inside an open shadow root so the host page's CSS cannot
 // reach in and ours cannot leak out. Message text only ever goes through textContent.
-import { Api, ApiError, HISTORY_LIMIT, type WidgetConfig, type WidgetMessage } from "./api.ts";
+import { Api, ApiError, HISTORY_LIMIT, type Connection, type WidgetConfig, type WidgetMessage } from "./api.ts";
 import { CSS } from "./styles.ts";
 import { richMessages } from "./rich.ts";
+import { connectionLabel, offlineQueue, seenMemory, signed, unreachable, unreadNotice } from "./presence.ts";
+import { misconfiguration, textOn } from "./setup.ts";
+import { drawFiles, progressBar, upload, viewer } from "./files.ts";
 
 export interface Options {
   key: string;
@@ -24,19 +27,25 @@ const OLDER_EDGE_PX = 60;
 
 const CHAT_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 const CLOSE_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
+const CLIP_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
 const SEND_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12h13M12 5l7 7-7 7"/></svg>';
 
 const TEMPLATE = `<style>${CSS}</style><div class="w">
 <button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="panel" aria-describedby="unread">${CHAT_ICON}<span class="badge" hidden></span></button>
-<span class="sr" id="unread"></span>
+<span class="sr" id="unread"></span><button class="preview" type="button" hidden></button>
 <div class="panel" id="panel" role="dialog" aria-labelledby="title" hidden>
-<header><div><h2 id="title"></h2><p></p></div><button class="close" type="button" aria-label="Close chat">${CLOSE_ICON}</button></header>
+<header><div><h2 id="title"></h2><p></p><span class="conn"></span></div><button class="close" type="button" aria-label="Close chat">${CLOSE_ICON}</button></header>
 <div class="log" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></div>
 <p class="status" role="status"></p>
-<form><textarea aria-label="Message" rows="1" placeholder="Type a message…" maxlength="${MAX_TEXT}"></textarea><button class="send" type="submit" aria-label="Send">${SEND_ICON}</button></form>
+<form><button class="att" type="button" aria-label="Attach a file">${CLIP_ICON}</button><input type="file" multiple hidden><textarea aria-label="Message" rows="1" placeholder="Type a message…" maxlength="${MAX_TEXT}"></textarea><button class="send" type="submit" aria-label="Send">${SEND_ICON}</button></form>
 </div></div>`;
 
-const randomId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`);
+/**
+ * The chat id is the visitor's only key to their history, so it must not be guessable:
+ * randomUUID is missing on plain-http pages, getRandomValues never is (128 random bits).
+ */
+const randomId = () =>
+  crypto.randomUUID?.() ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /** localStorage can be blocked (privacy modes, sandboxed frames): then the chat lasts the page view. */
 function storedChatId(key: string): string {
@@ -57,7 +66,7 @@ const timeOf = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-
 function describeError(err: unknown): string {
   if (!(err instanceof ApiError)) return "Not sent.";
   if (err.status === 429) return `You're sending messages too fast. Slow down and try again${err.retryAfter ? ` in ${err.retryAfter} s` : ""}.`;
-  return err.status === 0 ? "Not sent: you appear to be offline." : `Not sent: ${err.message}`;
+  return `Not sent: ${err.message}`;
 }
 
 export function mount(options: Options): void {
@@ -76,6 +85,8 @@ export function mount(options: Options): void {
   const status = $<HTMLElement>(".status");
   const form = $<HTMLFormElement>("form");
   const input = $<HTMLTextAreaElement>("textarea");
+  const notice = unreadNotice(badge, unread, $<HTMLButtonElement>(".preview"));
+  const showConnection = connectionLabel($<HTMLElement>(".conn"));
 
   const api = new Api(options.api, options.key);
   const chatId = storedChatId(options.key);
@@ -84,13 +95,16 @@ export function mount(options: Options): void {
   let cursor = 0;
   let greeting: string | null = null;
   let started = false;
-  let unseen = 0;
+  const seen = seenMemory(options.key);
 
   const applyConfig = (c: WidgetConfig) => {
     title.textContent = options.title || c.title;
     subtitle.textContent = options.subtitle ?? c.subtitle;
     subtitle.hidden = !subtitle.textContent;
-    if (/^#[0-9a-f]{6}$/i.test(c.color)) wrap.style.setProperty("--c", c.color);
+    if (/^#[0-9a-f]{6}$/i.test(c.color)) {
+      wrap.style.setProperty("--c", c.color);
+      wrap.style.setProperty("--f", textOn(c.color));
+    }
     wrap.classList.toggle("left", c.position === "left");
     greeting = c.greeting;
   };
@@ -147,6 +161,8 @@ export function mount(options: Options): void {
     if (older) {
       const el = bubble(m.text, m.direction === "in", true);
       rich.fill(el, m, true);
+      drawFiles(el, m.attachments ?? [], view);
+      sign(el, m);
       return settle(el, m);
     }
     if (m.direction === "out") stopTyping();
@@ -154,35 +170,51 @@ export function mount(options: Options): void {
     const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
     if (mine) {
       pending.delete(clientId as string);
+      queued.delete(clientId as string);
       return settle(mine, m);
     }
     const el = bubble(m.text, m.direction === "in");
     rich.fill(el, m);
+    drawFiles(el, m.attachments ?? [], view);
+    const from = sign(el, m);
     settle(el, m);
-    if (m.direction === "out" && panel.hidden) {
-      unseen++;
-      badge.hidden = false;
-      unread.textContent = `${unseen} new message${unseen > 1 ? "s" : ""}`;
-    }
+    const id = Number(m.message_id);
+    if (!panel.hidden) seen.set(id);
+    else if (m.direction === "out" && id > (seen.get() ?? 0)) notice.add(m.text, from);
   };
 
-  const send = async (text: string, el = bubble(text, true), clientId = randomId()) => {
+  const sign = (el: HTMLElement, m: WidgetMessage) => signed(el, m) ?? title.textContent ?? "";
+  const queued = offlineQueue((clientId, { text, el, files }) => void send(text, el, clientId, files));
+  const setConnection = (state: Connection) => {
+    showConnection(state);
+    if (state === "online") queued.flush();
+  };
+
+  const send = async (text: string, el = bubble(text, true), clientId: string = randomId(), files?: string[]) => {
     el.classList.add("pending");
     el.classList.remove("failed");
     setMeta(el, "Sending…");
     pending.set(clientId, el);
     status.textContent = "";
     try {
-      const accepted = await api.send(chatId, text, clientId);
+      const accepted = await api.send(chatId, text, clientId, files);
       if (pending.delete(clientId)) settle(el, { ...accepted, created_at: new Date().toISOString() });
+      // From the first message on, the closed widget follows this chat on every page.
+      seen.set(Number(accepted.message_id));
     } catch (err) {
+      // The server is out of reach (the visitor may well be online): it waits and goes later.
+      if (unreachable(err)) {
+        queued.add(clientId, { text, el, files });
+        setMeta(el, "Waiting for the connection…");
+        return showConnection("offline");
+      }
       el.classList.replace("pending", "failed");
       const message = describeError(err);
       setMeta(el, message);
       const retry = document.createElement("button");
       retry.type = "button";
       retry.textContent = "Retry";
-      retry.onclick = () => void send(text, el, clientId);
+      retry.onclick = () => void send(text, el, clientId, files);
       el.lastChild!.appendChild(retry);
       if (err instanceof ApiError && err.status === 429) status.textContent = message;
     }
@@ -206,6 +238,54 @@ export function mount(options: Options): void {
   });
 
   const rich = richMessages(panel, api, chatId, (text) => void send(text));
+  const view = viewer(panel);
+
+  /** Each file is its own message: uploaded with a progress bar, then sent; a refusal says why. */
+  const attach = (files: File[]) => {
+    for (const file of files) {
+      const el = bubble("", true);
+      el.classList.add("pending");
+      setMeta(el, file.name);
+      const up = upload(options.api, options.key, chatId, file, progressBar(el, () => up.cancel()));
+      up.done.then(
+        (f) => {
+          el.querySelector(".up")?.remove();
+          drawFiles(el, [f], view);
+          void send("", el, randomId(), [f.file_id]);
+        },
+        (err: Error) => {
+          if (err.message === "cancelled") return el.remove();
+          el.querySelector(".up")?.remove();
+          el.classList.replace("pending", "failed");
+          setMeta(el, err.message);
+        },
+      );
+    }
+  };
+  const picker = $<HTMLInputElement>("input[type=file]");
+  $<HTMLButtonElement>(".att").onclick = () => picker.click();
+  picker.onchange = () => {
+    attach([...(picker.files ?? [])]);
+    picker.value = "";
+  };
+  input.addEventListener("paste", (e) => {
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (files.length) {
+      e.preventDefault();
+      attach(files);
+    }
+  });
+  const dragging = (on: boolean) => (e: DragEvent) => {
+    if (!e.dataTransfer?.types.includes("Files")) return;
+    e.preventDefault();
+    panel.classList.toggle("drop", on);
+  };
+  panel.addEventListener("dragover", dragging(true));
+  panel.addEventListener("dragleave", dragging(false));
+  panel.addEventListener("drop", (e) => {
+    dragging(false)(e);
+    if (e.dataTransfer?.files.length) attach([...e.dataTransfer.files]);
+  });
 
   const start = async () => {
     started = true;
@@ -219,10 +299,14 @@ export function mount(options: Options): void {
       status.textContent = err instanceof ApiError && err.status === 0 ? "Offline: messages will appear when you reconnect." : "";
     }
     api.follow(chatId, {
+      state: setConnection,
       message: show,
       updated: (m) => {
         const el = byId.get(m.id);
-        if (el) rich.fill(el, m);
+        if (el) {
+          rich.fill(el, m);
+          drawFiles(el, m.attachments ?? [], view);
+        }
       },
       deleted: (id) => {
         byId.get(id)?.remove();
@@ -245,15 +329,15 @@ export function mount(options: Options): void {
     panel.hidden = !isOpen;
     launcher.setAttribute("aria-expanded", String(isOpen));
     if (!isOpen) return launcher.focus();
-    unseen = 0;
-    badge.hidden = true;
-    unread.textContent = "";
+    notice.clear();
+    if (cursor) seen.set(cursor);
     if (!started) void start();
     scrollDown();
     input.focus();
   };
 
   launcher.onclick = () => open(panel.hidden);
+  $<HTMLButtonElement>(".preview").onclick = () => open(true);
   $<HTMLButtonElement>(".close").onclick = () => open(false);
   panel.addEventListener("keydown", (e) => {
     if (e.key === "Escape") open(false);
@@ -284,16 +368,20 @@ export function mount(options: Options): void {
     (c) => {
       applyConfig(c);
       document.body.append(host);
+      // A returning visitor hears about replies with the panel closed, on every page.
+      if (seen.get() !== null) void start();
     },
     (err: unknown) => {
-      // A disabled widget channel, an unknown key or a refused origin: the panel says so in
-      // a sentence the visitor can act on, never the server's words (they name the config).
+      // A wrong key or a refused origin is the site owner's to fix: visitors see no dead chat,
+      // the owner's console says which.
+      const misconfigured = misconfiguration(err, options.key);
+      if (misconfigured) return console.error(`botinbox widget: ${misconfigured} The chat stays hidden until then.`);
+      // A disabled widget channel: the panel says so, never in the server's words.
       if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
         started = true;
         form.hidden = true;
         log.hidden = true;
-        const off = /disabled/.test(err.message);
-        status.textContent = off ? "Chat is switched off at the moment. Please try again later." : "Chat is not available on this website.";
+        status.textContent = "Chat is switched off at the moment. Please try again later.";
         status.classList.add("closed");
       }
       document.body.append(host);

@@ -9,7 +9,6 @@ import { parseMarkdown, parseMarkdownV2 } from "./markdown.ts";
 import { ParseError, type Parsed } from "./model.ts";
 
 export const PARSE_MODES = ["HTML", "MarkdownV2", "Markdown"] as const;
-export type ParseMode = (typeof PARSE_MODES)[number];
 
 const PARSERS: Record<string, (src: string) => Parsed> = { html: parseHtml, markdownv2: parseMarkdownV2, markdown: parseMarkdown };
 

@@ -2,9 +2,8 @@ import { feature } from "../feature.ts";
 import { jwt } from "@elysiajs/jwt";
 import { Elysia } from "elysia";
 import { unauthorized } from "../../core/errors.ts";
-import { findUserById } from "../../db/users.ts";
-import type { Platform } from "../../platform.ts";
-import { issuedUnderCurrentPassword, toUser } from "./service.ts";
+import type { Services } from "../../services.ts";
+import { claimsOf } from "../../domain/sessions.ts";
 
 export const USER_SECURITY = [{ userBearerAuth: [] }];
 
@@ -24,9 +23,9 @@ export function bearerToken(header: string | undefined): string | undefined {
  * Signs user tokens and gives routes `{ user: true }`, which resolves the caller from
  * `Authorization: Bearer <JWT>` or answers 401.
  */
-export const userAuth = (platform: Platform) =>
-  feature({ name: "user-auth", seed: platform.id })
-    .use(jwt({ name: "userJwt", secret: platform.jwtSecret, alg: "HS256", exp: `${platform.config.jwtTtlSeconds}s` }))
+export const userAuth = (services: Services) =>
+  feature({ name: "user-auth", seed: services.id })
+    .use(jwt({ name: "userJwt", secret: services.auth.tokenKey, alg: "HS256", exp: `${services.config.jwtTtlSeconds}s` }))
     .macro({
       user: {
         detail: { security: USER_SECURITY },
@@ -37,9 +36,10 @@ export const userAuth = (platform: Platform) =>
           if (!payload || typeof payload.sub !== "string" || !UUID.test(payload.sub) || payload.typ !== "user") {
             throw unauthorized("invalid or expired user token");
           }
-          const row = await findUserById(platform.db, payload.sub);
-          if (!row || !issuedUnderCurrentPassword(row, payload.pwd)) throw unauthorized("invalid or expired user token");
-          return { user: toUser(row) };
+          const session = claimsOf(payload);
+          const user = await services.auth.userOfSession(payload.sub, session);
+          if (!user) throw unauthorized("invalid or expired user token", "session_revoked");
+          return { user, session };
         },
       },
     });

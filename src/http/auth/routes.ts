@@ -1,21 +1,22 @@
 import { feature } from "../feature.ts";
 import { Elysia } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { AuthRequest, AuthResult, PasswordChangeRequest, User } from "./model.ts";
 import { userAuth } from "./plugin.ts";
-import { changePassword, limitLogin, login, register } from "./service.ts";
 import { clientIp } from "../client.ts";
+import { newSessionClaims } from "../../domain/sessions.ts";
+import { t } from "elysia";
 
-export const authRoutes = (platform: Platform) =>
+export const authRoutes = (services: Services) =>
   feature({ prefix: "/api/auth", tags: ["Auth"] })
-    .use(userAuth(platform))
+    .use(userAuth(services))
     .post(
       "/register",
       async ({ body, userJwt }) => {
-        const user = await register(platform.db, body.email, body.password);
-        const token = await userJwt.sign({ sub: user.id, typ: "user", pwd: 0 });
-        return ok({ token, token_type: "Bearer" as const, expires_in: platform.config.jwtTtlSeconds, user });
+        const user = await services.auth.register(body.email, body.password);
+        const token = await userJwt.sign({ sub: user.id, typ: "user", ...newSessionClaims(0) });
+        return ok({ token, token_type: "Bearer" as const, expires_in: services.config.jwtTtlSeconds, user });
       },
       {
         body: AuthRequest,
@@ -29,10 +30,9 @@ export const authRoutes = (platform: Platform) =>
     .post(
       "/login",
       async ({ body, userJwt, request }) => {
-        limitLogin(platform.limiter, platform.config.limits, body.email, clientIp(request));
-        const { user, passwordStamp } = await login(platform.db, body.email, body.password);
-        const token = await userJwt.sign({ sub: user.id, typ: "user", pwd: passwordStamp });
-        return ok({ token, token_type: "Bearer" as const, expires_in: platform.config.jwtTtlSeconds, user });
+        const { user, passwordStamp } = await services.auth.login(body.email, body.password, clientIp(request));
+        const token = await userJwt.sign({ sub: user.id, typ: "user", ...newSessionClaims(passwordStamp) });
+        return ok({ token, token_type: "Bearer" as const, expires_in: services.config.jwtTtlSeconds, user });
       },
       {
         body: AuthRequest,
@@ -46,11 +46,10 @@ export const authRoutes = (platform: Platform) =>
     .post(
       "/password",
       async ({ user, body, userJwt }) => {
-        const { passwordStamp } = await changePassword(
-          platform.db, platform.limiter, platform.config.limits, user.id, body.current_password, body.new_password,
-        );
-        const token = await userJwt.sign({ sub: user.id, typ: "user", pwd: passwordStamp });
-        return ok({ token, token_type: "Bearer" as const, expires_in: platform.config.jwtTtlSeconds, user });
+        // Streams opened with the old tokens end now, in every process.
+        const { passwordStamp } = await services.auth.changePassword(user, body.current_password, body.new_password);
+        const token = await userJwt.sign({ sub: user.id, typ: "user", ...newSessionClaims(passwordStamp) });
+        return ok({ token, token_type: "Bearer" as const, expires_in: services.config.jwtTtlSeconds, user });
       },
       {
         user: true,
@@ -61,6 +60,23 @@ export const authRoutes = (platform: Platform) =>
           description:
             "Needs the current password (400 when wrong). Every token issued before the change stops working, on every " +
             "device; the answer carries a fresh token for this session.",
+        },
+      },
+    )
+    .post(
+      "/logout",
+      async ({ user, session }) => {
+        await services.auth.logOut(user, session);
+        return ok({ logged_out: true as const });
+      },
+      {
+        user: true,
+        response: { 200: Ok(t.Object({ logged_out: t.Literal(true) }), "This token no longer works anywhere; its open streams end"), ...errors(401) },
+        detail: {
+          summary: "Log out (revoke this token)",
+          description:
+            "Revokes the token the request carries, at once and on every process: later requests with it get 401 and the inbox streams it opened end. " +
+            "Other sessions of the user stay (change the password to end them all).",
         },
       },
     )

@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { MAX_TEXT_LENGTH, MAX_URL_LENGTH } from "../../core/limits.ts";
 import { MAX_EMAIL_LENGTH } from "../auth/model.ts";
 import { oneOf } from "../feature.ts";
+import { HttpUrl } from "../../domain/channels.ts";
 
 /** Telegram allows 64 characters for a bot name; we match it. */
 export const MAX_BOT_NAME_LENGTH = 64;
@@ -12,12 +13,7 @@ export { MAX_URL_LENGTH };
 export const BotIdParams = t.Object({ id: t.String({ format: "uuid", description: "Bot UUID" }) });
 export type BotIdParams = typeof BotIdParams.static;
 
-export const HttpUrl = t.String({
-  format: "uri",
-  pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
-  maxLength: MAX_URL_LENGTH,
-  description: "An http(s) URL",
-});
+export { HttpUrl };
 
 export const BotCreateRequest = t.Object(
   {
@@ -105,6 +101,7 @@ export const CreatedInvite = t.Composite(
     t.Object({
       code: t.String({ description: "Shown once: the invitee enters it (or opens invite_url) after logging in" }),
       invite_url: t.String({ description: "`${PUBLIC_URL}/#invite=<code>`" }),
+      mailed: t.Optional(t.Boolean({ description: "true when the server mailed the link to the invitee (SMTP_URL is set)" })),
     }),
   ],
   {

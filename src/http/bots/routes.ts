@@ -1,17 +1,14 @@
 import { feature } from "../feature.ts";
 import { t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { Bot, BotCreateRequest, BotIdParams, BotPatchRequest } from "./model.ts";
-import { createBot, listBots, rotateToken, toBot } from "./service.ts";
-import { announceBotsChanged, requireMember } from "../../domain/members.ts";
-import { removeBot, renameBot } from "../../domain/bots.ts";
 
-export const botRoutes = (platform: Platform) =>
+export const botRoutes = (services: Services) =>
   feature({ prefix: "/api/bots", tags: ["Bots"] })
-    .use(userAuth(platform))
-    .get("", async ({ user }) => ok(await listBots(platform.db, platform.secretBox, user.id)), {
+    .use(userAuth(services))
+    .get("", async ({ user }) => ok(await services.bots.list(user)), {
       user: true,
       response: { 200: Ok(t.Array(Bot), "Every bot the caller is a member of, oldest first"), ...errors(401) },
       detail: {
@@ -22,9 +19,7 @@ export const botRoutes = (platform: Platform) =>
     .post(
       "",
       async ({ user, body, set }) => {
-        const bot = await createBot(platform.db, platform.secretBox, user.id, body, platform.config);
-        // The creator's open inbox streams start following the new bot.
-        await announceBotsChanged(platform.bus, [user.id], bot.id).catch(() => undefined);
+        const bot = await services.bots.create(user, body);
         set.status = 201;
         return ok(bot);
       },
@@ -40,10 +35,7 @@ export const botRoutes = (platform: Platform) =>
     )
     .get(
       "/:id",
-      async ({ user, params }) => {
-        const bot = await requireMember(platform.db, user.id, params.id);
-        return ok(toBot(bot, platform.secretBox, bot.role));
-      },
+      async ({ user, params }) => ok(await services.bots.get(user, params.id)),
       {
         user: true,
         params: BotIdParams,
@@ -56,10 +48,7 @@ export const botRoutes = (platform: Platform) =>
     )
     .patch(
       "/:id",
-      async ({ user, params, body }) => {
-        const bot = await renameBot(platform, user.id, params.id, body);
-        return ok(toBot(bot, platform.secretBox, bot.role));
-      },
+      async ({ user, params, body }) => ok(await services.bots.rename(user, params.id, body)),
       {
         user: true,
         params: BotIdParams,
@@ -71,7 +60,7 @@ export const botRoutes = (platform: Platform) =>
         },
       },
     )
-    .delete("/:id", async ({ user, params }) => ok(await removeBot(platform, user.id, params.id)), {
+    .delete("/:id", async ({ user, params }) => ok(await services.bots.remove(user, params.id)), {
       user: true,
       params: BotIdParams,
       response: { 200: Ok(withExample(t.Literal(true), true), "The bot and all its data are gone"), ...errors(400, 401, 403, 404) },
@@ -84,18 +73,14 @@ export const botRoutes = (platform: Platform) =>
     })
     .post(
       "/:id/token",
-      async ({ user, params }) => {
-        const bot = await rotateToken(platform.db, platform.secretBox, user.id, params.id);
-        await platform.bots.changed(bot.id);
-        return ok(bot);
-      },
+      async ({ user, params }) => ok(await services.bots.rotateToken(user, params.id)),
       {
         user: true,
         params: BotIdParams,
         response: { 200: Ok(Bot, "The bot's card with the new token"), ...errors(400, 401, { 403: "Only the owner rotates the token" }, { 404: "The caller is not a member of a bot with this id" }) },
         detail: {
           summary: "Rotate the bot token (the old one stops working at once)",
-          description: "Owner only. Issues a new bot token; requests with the old one get 401 from now on. The bot's id, keys and pending updates stay.",
+          description: "Owner only. Issues a new bot token; requests with the old one get 401 from now on, and a get-updates poll parked with it ends with 401 at once. The bot's id, keys and pending updates stay.",
         },
       },
     );

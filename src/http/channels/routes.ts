@@ -1,22 +1,17 @@
 import { feature } from "../feature.ts";
 import { Elysia, t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { BotIdParams } from "../bots/model.ts";
-import { requireMember } from "../../domain/members.ts";
 import { errors, Ok, ok } from "../envelope.ts";
 import { Channel, ChannelPatch } from "./model.ts";
-import { channelsOfBot, updateChannel } from "./service.ts";
 
-export const channelRoutes = (platform: Platform) =>
+export const channelRoutes = (services: Services) =>
   feature({ prefix: "/api/bots", tags: ["Channels"] })
-    .use(userAuth(platform))
+    .use(userAuth(services))
     .get(
       "/:id/channels",
-      async ({ user, params }) => {
-        const bot = await requireMember(platform.db, user.id, params.id, "owner");
-        return ok(await channelsOfBot(platform.db, bot.id));
-      },
+      async ({ user, params }) => ok(await services.channels.list(user, params.id)),
       {
         user: true,
         params: BotIdParams,
@@ -26,13 +21,7 @@ export const channelRoutes = (platform: Platform) =>
     )
     .patch(
       "/:id/channels",
-      async ({ user, params, body }) => {
-        const bot = await requireMember(platform.db, user.id, params.id, "owner");
-        const channel = await updateChannel(platform.db, platform.config, bot.id, body.channel_type, body.is_active, body.config);
-        // Public requests in every process see the new state from now on.
-        await platform.bots.changed(bot.id);
-        return ok(channel);
-      },
+      async ({ user, params, body }) => ok(await services.channels.update(user, params.id, body)),
       {
         user: true,
         params: BotIdParams,

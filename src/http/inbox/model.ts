@@ -8,6 +8,7 @@ import {
   type ConversationDetail as DetailRecord, type ConversationMetaPatch as PatchInput, type InboxQuery as InboxInput,
 } from "../../domain/inbox.ts";
 import { MessageEntity } from "../runtime/entities.ts";
+import { Attachments, FileSchema } from "../files/model.ts";
 import { HANDLERS, STATUSES, type InboxConversation as InboxRecord, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
 
 export { STATUSES };
@@ -50,15 +51,17 @@ export const Message = t.Object(
     entities: Nullable(t.Array(MessageEntity, { description: "Formatting of text (Telegram's MessageEntity, UTF-16 offsets)" })),
     reply_markup: Nullable(Json),
     metadata: Json,
+    attachments: t.Array(FileSchema, { description: "The message's files; text is then their caption and may be empty" }),
     created_at: t.String({ format: "date-time" }),
     edited_at: Nullable(t.String({ format: "date-time" })),
     delivery: t.Optional(
       Nullable(oneOf(["pending", "delivered", "failed"], {
-        description: "Outgoing messages on a channel with a callback_url: state of the signed POST to it",
+        description: "Outgoing messages on a channel with a callback_url: state of the signed POST to it; in an e-mail conversation with an SMTP server: state of the mail",
       })),
     ),
+    delivery_error: t.Optional(Nullable(t.String({ description: "Why a failed (or retried) mail did not go out: the SMTP server's answer, a bounce, or a refusal" }))),
   },
-  { title: "Message", examples: [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}] },
+  { title: "Message", examples: [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "attachments": [], "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}] },
 );
 export type Message = typeof Message.static;
 
@@ -157,7 +160,7 @@ export const DetailQuery = t.Object({
 });
 
 export const ReplyRequest = t.Object(
-  { text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }) },
+  { text: t.String({ maxLength: MAX_TEXT_LENGTH, description: "May be empty when attachments are given" }), attachments: t.Optional(Attachments) },
   { title: "OperatorReply", examples: [{"text": "Hi Ada, I am here. How can I help?"}] },
 );
 

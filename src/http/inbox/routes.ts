@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
@@ -7,18 +7,11 @@ import {
   Conversation, ConversationDetail, ConversationIdParams, ConversationMetaPatch, CountsQuery, DetailQuery, InboxConversation, InboxCounts, InboxQuery,
   Message, ReadRequest, ReadResult, ReplyRequest,
 } from "./model.ts";
-import { operatorHandoff } from "../../domain/handoff.ts";
-import { conversationDetail, listConversations, operatorReply, patchConversation } from "../../domain/inbox.ts";
-import { inboxCounts, markConversationRead, operatorTyping } from "../../domain/inbox_state.ts";
-import { MINUTE_MS } from "../../ratelimit.ts";
 
-/** Why: the cabinet sends a typing notice every few seconds while typing; more is a loop or abuse. */
-export const MAX_TYPING_PER_MINUTE = 60;
-
-export const inboxRoutes = (platform: Platform) =>
+export const inboxRoutes = (services: Services) =>
   feature({ prefix: "/api/inbox", tags: ["Inbox"] })
-    .use(userAuth(platform))
-    .get("", async ({ user, query }) => ok(await listConversations(platform, user.id, query)), {
+    .use(userAuth(services))
+    .get("", async ({ user, query }) => ok(await services.inbox.list(user, query)), {
       user: true,
       query: InboxQuery,
       response: { 200: Ok(t.Array(InboxConversation), "Up to limit conversations with their last message, assignee and unread count"), ...errors(400, 401, 404) },
@@ -30,7 +23,7 @@ export const inboxRoutes = (platform: Platform) =>
           "comes back empty. Each conversation has its `assignee` and the caller's `unread_count`.",
       },
     })
-    .get("/counts", async ({ user, query }) => ok(await inboxCounts(platform.db, user.id, query.bot_id, query.assignee)), {
+    .get("/counts", async ({ user, query }) => ok(await services.inbox.counts(user, query.bot_id, query.assignee)), {
       user: true,
       query: CountsQuery,
       response: { 200: Ok(InboxCounts, "Conversations per status tab and unread counts"), ...errors(400, 401, 404) },
@@ -41,7 +34,7 @@ export const inboxRoutes = (platform: Platform) =>
           "same `assignee` filter as the list, and how many of them have unread incoming messages for the caller.",
       },
     })
-    .get("/:id", async ({ user, params, query }) => ok(await conversationDetail(platform, user.id, params.id, query.before)), {
+    .get("/:id", async ({ user, params, query }) => ok(await services.inbox.detail(user, params.id, query.before)), {
       user: true,
       params: ConversationIdParams,
       query: DetailQuery,
@@ -53,7 +46,7 @@ export const inboxRoutes = (platform: Platform) =>
           "contact's other conversations (`contact_conversations`) and the page the visitor last wrote from (`page`).",
       },
     })
-    .post("/:id", async ({ user, params, body }) => ok(await operatorReply(platform, user.id, params.id, body.text)), {
+    .post("/:id", async ({ user, params, body }) => ok(await services.inbox.reply(user, params.id, body.text, body.attachments)), {
       user: true,
       params: ConversationIdParams,
       body: ReplyRequest,
@@ -63,7 +56,7 @@ export const inboxRoutes = (platform: Platform) =>
         description: "The visitor sees it in their channel; the bot gets it as an operator_message update unless the conversation is taken over.",
       },
     })
-    .post("/:id/takeover", async ({ user, params }) => ok(await operatorHandoff(platform, user.id, params.id, "human")), {
+    .post("/:id/takeover", async ({ user, params }) => ok(await services.inbox.handoff(user, params.id, "human")), {
       user: true,
       params: ConversationIdParams,
       response: { 200: Ok(Conversation, "The conversation, now handled by a human"), ...errors(400, 401, 404) },
@@ -74,7 +67,7 @@ export const inboxRoutes = (platform: Platform) =>
           "reach the inbox but are not reported to the bot: its get-updates and webhook show nothing for this chat. Repeating it is harmless.",
       },
     })
-    .post("/:id/release", async ({ user, params }) => ok(await operatorHandoff(platform, user.id, params.id, "bot")), {
+    .post("/:id/release", async ({ user, params }) => ok(await services.inbox.handoff(user, params.id, "bot")), {
       user: true,
       params: ConversationIdParams,
       response: { 200: Ok(Conversation, "The conversation, handled by the bot again"), ...errors(400, 401, 404) },
@@ -83,7 +76,7 @@ export const inboxRoutes = (platform: Platform) =>
         description: "Sets handled_by to \"bot\": the bot receives the conversation's updates again (from the next message on; nothing is replayed).",
       },
     })
-    .patch("/:id", async ({ user, params, body }) => ok(await patchConversation(platform, user.id, params.id, body)), {
+    .patch("/:id", async ({ user, params, body }) => ok(await services.inbox.patch(user, params.id, body)), {
       user: true,
       params: ConversationIdParams,
       body: ConversationMetaPatch,
@@ -98,7 +91,7 @@ export const inboxRoutes = (platform: Platform) =>
     .post(
       "/:id/read",
       async ({ user, params, body }) =>
-        ok(await markConversationRead(platform, user.id, params.id, body?.message_id === undefined ? undefined : Number(body.message_id))),
+        ok(await services.inbox.read(user, params.id, body?.message_id === undefined ? undefined : Number(body.message_id))),
       {
         user: true,
         params: ConversationIdParams,
@@ -114,10 +107,7 @@ export const inboxRoutes = (platform: Platform) =>
     )
     .post(
       "/:id/typing",
-      async ({ user, params }) => {
-        platform.limiter.take(`typing:${user.id}`, MAX_TYPING_PER_MINUTE, MINUTE_MS);
-        return ok(await operatorTyping(platform, user.id, params.id));
-      },
+      async ({ user, params }) => ok(await services.inbox.typing(user, params.id)),
       {
         user: true,
         params: ConversationIdParams,

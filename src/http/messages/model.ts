@@ -1,3 +1,4 @@
+import { Attachments } from "../files/model.ts";
 import { t } from "elysia";
 import {
   HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT,
@@ -23,7 +24,8 @@ const ExternalId = t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })
 
 export const IncomingMessageRequest = t.Object(
   {
-    text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }),
+    text: t.String({ maxLength: MAX_TEXT_LENGTH, description: "May be empty when attachments are given" }),
+    attachments: t.Optional(Attachments),
     bot_id: t.Optional(t.String({ format: "uuid" })),
     widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
     chat_id: t.Optional(ExternalId),

@@ -13,6 +13,7 @@ import type { CallbackAnswer } from "../../domain/buttons.ts";
 import type { Same } from "../../core/records.ts";
 import { MAX_CALLBACK_ANSWER_LENGTH, MAX_ENTITIES, MAX_URL_LENGTH } from "../../core/limits.ts";
 import { MessageEntity } from "./entities.ts";
+import { Attachments, FileSchema } from "../files/model.ts";
 
 export {
   MAX_COMMAND_DESCRIPTION_LENGTH, MAX_COMMANDS, MAX_REPLY_MARKUP_BYTES, POLL_DEFAULT_TIMEOUT_SECONDS, POLL_MAX_TIMEOUT_SECONDS,
@@ -48,6 +49,7 @@ export const RuntimeMessage = t.Object(
     form: t.Optional(Json),
     reply_markup: t.Optional(Json),
     edit_date: t.Optional(t.Integer({ description: "Unix seconds of the last edit" })),
+    attachments: t.Optional(t.Array(FileSchema, { description: "The message's files; text is then their caption" })),
   },
   {
     title: "RuntimeMessage",
@@ -107,7 +109,8 @@ const MessageIdField = t.Union([t.String({ pattern: "^[0-9]{1,15}$" }), SafeInt(
 export const SendMessageRequest = t.Object(
   {
     chat_id: t.String({ minLength: 1, maxLength: 256, description: "The chat's id as updates show it (chat.id)" }),
-    text: t.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH }),
+    text: t.String({ maxLength: MAX_TEXT_LENGTH, description: "May be empty when attachments are given" }),
+    attachments: t.Optional(Attachments),
     channel: t.Optional(t.String({ maxLength: 64, description: "Informational; the reply goes to the chat's channel" })),
     ...Formatting,
     reply_markup: t.Optional(Json),

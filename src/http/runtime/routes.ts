@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import {
@@ -8,23 +8,18 @@ import {
 } from "./model.ts";
 type Update = typeof Update.static;
 import { botAuth } from "./plugin.ts";
-import {
-  botInfo, deleteMessage, deleteMyCommands, editMessageReplyMarkup, editMessageText, getMyCommands, getUpdates, sendMessage, setMyCommands,
-} from "../../domain/runtime.ts";
-import { answerCallbackQuery } from "../../domain/buttons.ts";
-import { botHandoff } from "../../domain/handoff.ts";
 
 const AUTH_ERRORS = errors(400, 401, 403);
 /** Every runtime path names the bot; the token must be that bot's. */
 const PATH_NOTE = "The bot's `id` (its UUID, from the bot card) goes in the path of every runtime call; the bot token in `Authorization: Bearer`.";
 const TRUE = (description: string) => Ok(withExample(t.Literal(true), true), description);
 
-export const runtimeRoutes = (platform: Platform) =>
+export const runtimeRoutes = (services: Services) =>
   feature({ tags: ["Bot Runtime"] })
-    .use(botAuth(platform))
+    .use(botAuth(services))
     .get(
       "/api/bots/:id/get-updates",
-      async ({ bot, query }) => ok((await getUpdates(platform, bot, query)).map((u) => u.payload as Update)),
+      async ({ bot, query }) => ok((await services.runtime.poll(bot, query)).map((u) => u.payload as Update)),
       {
         bot: true,
         params: BotIdPath,
@@ -44,7 +39,7 @@ export const runtimeRoutes = (platform: Platform) =>
         },
       },
     )
-    .post("/api/bots/:id/send-message", async ({ bot, body }) => ok(await sendMessage(platform, bot, body)), {
+    .post("/api/bots/:id/send-message", async ({ bot, body }) => ok(await services.runtime.send(bot, body)), {
       bot: true,
       params: BotIdPath,
       body: SendMessageRequest,
@@ -61,14 +56,14 @@ export const runtimeRoutes = (platform: Platform) =>
           "reply_markup: inline_keyboard (callback_data and url buttons; a press reaches the bot as a callback_query update), keyboard (reply keyboard), remove_keyboard. " + PATH_NOTE,
       },
     })
-    .post("/api/bots/:id/edit-message-text", async ({ bot, body }) => ok(await editMessageText(platform, bot, body)), {
+    .post("/api/bots/:id/edit-message-text", async ({ bot, body }) => ok(await services.runtime.editText(bot, body)), {
       bot: true,
       params: BotIdPath,
       body: EditMessageTextRequest,
       response: { 200: Ok(RuntimeMessage, "The message with its new text and edit_date"), ...AUTH_ERRORS, ...errors({ 404: "No message with this message_id sent by this bot" }) },
       detail: { summary: "Edit the text of a message this bot sent", description: "Replaces the text (and reply_markup) of one of the bot's own messages; viewers see the change live. " + PATH_NOTE },
     })
-    .post("/api/bots/:id/edit-message-reply-markup", async ({ bot, body }) => ok(await editMessageReplyMarkup(platform, bot, body)), {
+    .post("/api/bots/:id/edit-message-reply-markup", async ({ bot, body }) => ok(await services.runtime.editMarkup(bot, body)), {
       bot: true,
       params: BotIdPath,
       body: EditMessageReplyMarkupRequest,
@@ -78,7 +73,7 @@ export const runtimeRoutes = (platform: Platform) =>
         description: "Telegram's editMessageReplyMarkup: the widget shows the new keyboard live. Without reply_markup the keyboard is removed.",
       },
     })
-    .post("/api/bots/:id/answer-callback-query", async ({ bot, body }) => ok(await answerCallbackQuery(platform, bot, body)), {
+    .post("/api/bots/:id/answer-callback-query", async ({ bot, body }) => ok(await services.runtime.answerCallbackQuery(bot, body)), {
       bot: true,
       params: BotIdPath,
       body: AnswerCallbackQueryRequest,
@@ -90,7 +85,7 @@ export const runtimeRoutes = (platform: Platform) =>
           "Each press is answered once, within 15 minutes; otherwise 400 \"query is too old and response timeout expired or query ID is invalid\".",
       },
     })
-    .post("/api/bots/:id/handoff", async ({ bot, body }) => ok(await botHandoff(platform, bot, body.chat_id)), {
+    .post("/api/bots/:id/handoff", async ({ bot, body }) => ok(await services.runtime.handoff(bot, body.chat_id)), {
       bot: true,
       params: BotIdPath,
       body: HandoffRequest,
@@ -103,33 +98,33 @@ export const runtimeRoutes = (platform: Platform) =>
           "Facade: the non-Telegram method handOffChat with chat_id.",
       },
     })
-    .post("/api/bots/:id/delete-message", async ({ bot, body }) => ok(await deleteMessage(platform, bot, body.message_id)), {
+    .post("/api/bots/:id/delete-message", async ({ bot, body }) => ok(await services.runtime.remove(bot, body.message_id)), {
       bot: true,
       params: BotIdPath,
       body: DeleteMessageRequest,
       response: { 200: TRUE("The message is deleted"), ...AUTH_ERRORS, ...errors({ 404: "No message with this message_id sent by this bot" }) },
       detail: { summary: "Delete a message this bot sent", description: "Removes one of the bot's own messages from the conversation for every viewer. " + PATH_NOTE },
     })
-    .post("/api/bots/:id/set-my-commands", async ({ bot, body }) => ok(await setMyCommands(platform, bot, body.commands)), {
+    .post("/api/bots/:id/set-my-commands", async ({ bot, body }) => ok(await services.runtime.setCommands(bot, body.commands)), {
       bot: true,
       params: BotIdPath,
       body: SetMyCommandsRequest,
       response: { 200: TRUE("The command list is replaced"), ...AUTH_ERRORS },
       detail: { summary: "Replace the bot's command list", description: "The widget offers these commands to visitors; a message starting with one carries a bot_command entity. " + PATH_NOTE },
     })
-    .get("/api/bots/:id/get-my-commands", async ({ bot }) => ok(await getMyCommands(platform, bot)), {
+    .get("/api/bots/:id/get-my-commands", async ({ bot }) => ok(await services.runtime.commands(bot)), {
       bot: true,
       params: BotIdPath,
       response: { 200: Ok(t.Array(BotCommandSchema), "The commands in the order they were set (empty when none)"), ...AUTH_ERRORS },
       detail: { summary: "The bot's command list", description: "What set-my-commands stored last. " + PATH_NOTE },
     })
-    .post("/api/bots/:id/delete-my-commands", async ({ bot }) => ok(await deleteMyCommands(platform, bot)), {
+    .post("/api/bots/:id/delete-my-commands", async ({ bot }) => ok(await services.runtime.deleteCommands(bot)), {
       bot: true,
       params: BotIdPath,
       response: { 200: TRUE("The command list is empty now"), ...AUTH_ERRORS },
       detail: { summary: "Empty the bot's command list", description: "The widget stops offering commands. " + PATH_NOTE },
     })
-    .get("/api/bot/get-me", ({ bot }) => ok(botInfo(bot)), {
+    .get("/api/bot/get-me", ({ bot }) => ok(services.runtime.info(bot)), {
       bot: true,
       response: { 200: Ok(BotInfo, "The bot this token belongs to"), ...errors(401) },
       detail: {

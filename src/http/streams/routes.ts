@@ -1,14 +1,29 @@
 import { t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { clientIp } from "../client.ts";
 import { ErrorResponse, errors } from "../envelope.ts";
 import { feature } from "../feature.ts";
-import { InboxStreamQuery, openInboxStream } from "./inbox.ts";
-import { openWidgetStream, WidgetStreamQuery } from "./widget.ts";
 import { publicAccess } from "../public.ts";
+import { SafeInt } from "../input.ts";
+import { oneOf } from "../feature.ts";
+import { CHANNEL_TYPES } from "../channels/model.ts";
+import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
+import { feedResponse } from "./sse.ts";
 
 export const STREAMS_TAG = "Live streams";
+
+const InboxStreamQuery = t.Object({
+  since: t.Optional(SafeInt({ minimum: 0, description: "Resume cursor (an event id); Last-Event-ID wins" })),
+});
+
+const WidgetStreamQuery = t.Object({
+  chat_id: t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH }),
+  widget_key: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH })),
+  bot_id: t.Optional(t.String({ format: "uuid" })),
+  channel: t.Optional(oneOf(CHANNEL_TYPES)),
+  since: t.Optional(SafeInt({ minimum: 0, description: "message_id: send messages after it first (Last-Event-ID wins)" })),
+});
 
 const LastEventId = t.Optional(t.String({ maxLength: 64, description: "The last event id received: the stream resumes after it" }));
 /**
@@ -32,19 +47,17 @@ const eventStream = (description: string, example: string, statuses: number[]) =
   ])),
 });
 
-export const streamRoutes = (platform: Platform) =>
+export const streamRoutes = (services: Services) =>
   feature({ tags: [STREAMS_TAG] })
-    .use(userAuth(platform))
-    .use(publicAccess(platform))
+    .use(userAuth(services))
+    .use(publicAccess(services))
     .get(
       "/api/messages/stream",
-      ({ publicBot, query, request }) =>
-        openWidgetStream(platform, publicBot, query, {
-          ip: clientIp(request),
-          origin: request.headers.get("origin"),
-          lastEventId: request.headers.get("last-event-id"),
-          signal: request.signal,
-        }),
+      async ({ publicBot, query, request }) =>
+        feedResponse(
+          await services.feeds.chat(publicBot, query, { ip: clientIp(request), lastEventId: request.headers.get("last-event-id") }),
+          request.signal,
+        ),
       {
         publicBot: { from: "query", limit: true, origin: true },
         query: WidgetStreamQuery,
@@ -62,7 +75,8 @@ export const streamRoutes = (platform: Platform) =>
     )
     .get(
       "/api/inbox/stream",
-      ({ user, query, request }) => openInboxStream(platform, user.id, query.since, request.headers.get("last-event-id"), request.signal),
+      ({ user, session, query, request }) =>
+        feedResponse(services.feeds.inbox(user, session, query.since, request.headers.get("last-event-id")), request.signal),
       {
         user: true,
         query: InboxStreamQuery,
@@ -75,6 +89,7 @@ export const streamRoutes = (platform: Platform) =>
             "{kind, owner_id, bot_id, conversation, message?}), `typing`, `operator_typing`, plus `ready` and `reset` (reload: the gap was too large). " +
             "Covers every bot the user is a member of. Only for this user: `conversation_read` ({conversation_id, bot_id, unread_count}: " +
             "read in another tab or device) and `bots_changed` ({bot_id}: joined, removed, renamed or deleted; reload the bot list). " +
+            "The stream ends with `session_revoked` as soon as its token is logged out or the password changes. " +
             "Every event id is a resume cursor (database time in ms); replayed events may repeat ones already seen.",
           responses: eventStream("An event stream of inbox changes", 'event: ready\nid: 1767225600000\ndata: {}\n\nevent: message_created\nid: 1767225601234\ndata: {"kind":"message_created","bot_id":"6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f"}\n\n', [400, 401, 429]),
         },

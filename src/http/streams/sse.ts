@@ -1,27 +1,20 @@
 // Server-Sent Events plumbing shared by the widget and inbox streams: framing, heartbeats,
 // and ending the response exactly once — when the client goes away, when the server
-// drains, or when the stream's own work fails.
+// drains, or when the stream's own work fails. What a stream sends is a domain feed
+// (domain/feed.ts); this file only writes it.
+import type { Feed, FeedEvent, FeedSink } from "../../domain/feed.ts";
 
 /** A comment this often keeps proxies and Bun's idle timeout from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 /** EventSource waits this long before reconnecting after a drain or a network break. */
 export const RETRY_MS = 3_000;
 
-export interface SseEvent {
-  event: string;
-  /** Omitted for events that do not move the resume cursor (the client keeps its last id). */
-  id?: string | number;
-  data: unknown;
-}
-
-export interface SseSink {
-  send(event: SseEvent): void;
-  readonly closed: boolean;
-  close(): void;
-}
+/** `id` is omitted for events that do not move the resume cursor (the client keeps its last id). */
+export type SseEvent = FeedEvent;
+export type SseSink = FeedSink;
 
 export interface SseOptions {
-  /** Any of these aborting ends the stream (the request's signal, the platform's drain). */
+  /** Any of these aborting ends the stream (the request's signal, the process's drain). */
   signals: AbortSignal[];
   heartbeatMs?: number;
   /** Extra response headers (CORS is added by the app's hooks). */
@@ -110,4 +103,14 @@ export function sseResponse(options: SseOptions): Response {
     },
   });
   return new Response(body, { headers: { ...SSE_HEADERS, ...options.headers } });
+}
+
+/** Writes a domain feed as an event stream that ends when the client leaves or the process drains. */
+export function feedResponse<E extends FeedEvent>(feed: Feed<E>, signal: AbortSignal): Response {
+  return sseResponse({
+    signals: [signal, feed.stopping],
+    start: (sink) => feed.start(sink as FeedSink<E>),
+    onError: (err) => feed.onError(err),
+    onClose: feed.onClose,
+  });
 }

@@ -1,13 +1,13 @@
 import { feature } from "../feature.ts";
 import { Elysia, t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { withExample } from "../envelope.ts";
 
 const Health = t.Object({ ok: t.Boolean(), result: t.Object({ status: t.String() }) });
 const health = (description: string, ok: boolean, status: string) => withExample({ ...Health, description }, { ok, result: { status } });
 
 /** Liveness and readiness for load balancers and the Procfile's supervisor. */
-export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
+export const systemRoutes = (services: Services, isDraining: () => boolean) =>
   feature({ tags: ["System"] })
     .get("/healthz", () => ({ ok: true, result: { status: "serving" } }), {
       response: { 200: health("The process is up and serving HTTP", true, "serving") },
@@ -16,7 +16,7 @@ export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
     .get(
       "/readyz",
       async ({ set }) => {
-        const { database, nats } = await platform.health();
+        const { database, nats } = await services.system.health();
         const down = [database ? "" : "database", nats ? "" : "NATS"].filter(Boolean);
         const status = isDraining() ? "draining" : down.length ? `${down.join(" and ")} unavailable` : "ready";
         const ready = status === "ready";
@@ -34,8 +34,8 @@ export const systemRoutes = (platform: Platform, isDraining: () => boolean) =>
     .get(
       "/metrics",
       async ({ set }) => {
-        set.headers["content-type"] = platform.metrics.contentType;
-        return platform.metrics.text();
+        set.headers["content-type"] = services.system.metrics.contentType;
+        return services.system.metrics.text();
       },
       {
         response: {

@@ -1,7 +1,7 @@
 // Teams: the owner's members and invites, invite acceptance, and the canned replies every
 // member shares.
 import { t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { userAuth } from "../auth/plugin.ts";
 import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
@@ -9,29 +9,19 @@ import {
   AcceptedInvite, AcceptInviteRequest, AssignableMember, BotIdParams, CannedReply, CannedReplyParams, CannedReplyRequest, CreatedInvite, Invite,
   InviteParams, InviteRequest, Member, MemberParams,
 } from "../bots/model.ts";
-import { acceptInvite, assigneesOfBot, createInvite, membersOf, pendingInvites, removeMember, revokeInvite } from "../../domain/members.ts";
-import { addCannedReply, cannedReplies, removeCannedReply } from "../../domain/bots.ts";
-import type { DbCannedReply } from "../../db/canned.ts";
-import type { DbInvite, DbMember } from "../../db/members.ts";
-
-const toMember = (row: DbMember): Member => ({ user_id: row.user_id, email: row.email, role: row.role, joined_at: row.created_at.toISOString() });
-const toInvite = (row: DbInvite): Invite => ({
-  id: row.id, email: row.email, role: row.role, created_at: row.created_at.toISOString(), expires_at: row.expires_at.toISOString(),
-});
-const toCannedReply = (row: DbCannedReply): CannedReply => ({ id: row.id, shortcut: row.shortcut, text: row.text });
 
 const OWNER_ONLY = "Owner only: an operator gets 403, a non-member 404.";
 
-const memberRoutes = (platform: Platform) =>
+const memberRoutes = (services: Services) =>
   feature({ prefix: "/api/bots", tags: ["Team"] })
-    .use(userAuth(platform))
-    .get("/:id/members", async ({ user, params }) => ok((await membersOf(platform.db, user.id, params.id)).map(toMember)), {
+    .use(userAuth(services))
+    .get("/:id/members", async ({ user, params }) => ok(await services.team.members(user, params.id)), {
       user: true,
       params: BotIdParams,
       response: { 200: Ok(t.Array(Member), "Owner and operators of the bot"), ...errors(400, 401, 403, 404) },
       detail: { summary: "The bot's members (owner first)", description: OWNER_ONLY },
     })
-    .get("/:id/assignees", async ({ user, params }) => ok(await assigneesOfBot(platform.db, user.id, params.id)), {
+    .get("/:id/assignees", async ({ user, params }) => ok(await services.team.assignees(user, params.id)), {
       user: true,
       params: BotIdParams,
       response: { 200: Ok(t.Array(AssignableMember), "Members a conversation can be assigned to"), ...errors(400, 401, 404) },
@@ -40,7 +30,7 @@ const memberRoutes = (platform: Platform) =>
         description: "Any member (owner first, then by e-mail): the assignee picker. Managing members stays the owner's.",
       },
     })
-    .delete("/:id/members/:user_id", async ({ user, params }) => ok(await removeMember(platform, user.id, params.id, params.user_id)), {
+    .delete("/:id/members/:user_id", async ({ user, params }) => ok(await services.team.removeMember(user, params.id, params.user_id)), {
       user: true,
       params: MemberParams,
       response: { 200: Ok(withExample(t.Literal(true), true), "The member is removed"), ...errors(400, 401, 403, 404) },
@@ -52,8 +42,7 @@ const memberRoutes = (platform: Platform) =>
     .post(
       "/:id/invites",
       async ({ user, params, body }) => {
-        const invite = await createInvite(platform.db, user.id, params.id, body.email);
-        return ok({ ...toInvite(invite), code: invite.code, invite_url: `${platform.config.publicUrl}/#invite=${invite.code}` });
+        return ok(await services.team.invite(user, params.id, body.email));
       },
       {
         user: true,
@@ -63,24 +52,24 @@ const memberRoutes = (platform: Platform) =>
         detail: {
           summary: "Invite an operator by e-mail",
           description:
-            `${OWNER_ONLY} No mail is sent: the answer holds the code and a link, shown once (only a hash is stored); ` +
-            "share them with the invitee, who accepts after logging in with that e-mail. Invites expire after 7 days.",
+            `${OWNER_ONLY} The answer holds the code and a link, shown once (only a hash is stored); with SMTP_URL set the link ` +
+            "is also mailed to the invitee (mailed: true), otherwise share it yourself. The invitee accepts after logging in with that e-mail. Invites expire after 7 days.",
         },
       },
     )
-    .get("/:id/invites", async ({ user, params }) => ok((await pendingInvites(platform.db, user.id, params.id)).map(toInvite)), {
+    .get("/:id/invites", async ({ user, params }) => ok(await services.team.invites(user, params.id)), {
       user: true,
       params: BotIdParams,
       response: { 200: Ok(t.Array(Invite), "Open invites of the bot"), ...errors(400, 401, 403, 404) },
       detail: { summary: "Pending invites of the bot", description: `${OWNER_ONLY} Accepted and expired invites are not listed.` },
     })
-    .delete("/:id/invites/:invite_id", async ({ user, params }) => ok(await revokeInvite(platform.db, user.id, params.id, params.invite_id)), {
+    .delete("/:id/invites/:invite_id", async ({ user, params }) => ok(await services.team.revokeInvite(user, params.id, params.invite_id)), {
       user: true,
       params: InviteParams,
       response: { 200: Ok(withExample(t.Literal(true), true), "The invite is revoked"), ...errors(400, 401, 403, 404) },
       detail: { summary: "Revoke a pending invite", description: OWNER_ONLY },
     })
-    .get("/:id/canned-replies", async ({ user, params }) => ok((await cannedReplies(platform.db, user.id, params.id)).map(toCannedReply)), {
+    .get("/:id/canned-replies", async ({ user, params }) => ok(await services.team.cannedReplies(user, params.id)), {
       user: true,
       params: BotIdParams,
       response: { 200: Ok(t.Array(CannedReply), "The bot's canned replies"), ...errors(400, 401, 404) },
@@ -88,7 +77,7 @@ const memberRoutes = (platform: Platform) =>
     })
     .post(
       "/:id/canned-replies",
-      async ({ user, params, body }) => ok(toCannedReply(await addCannedReply(platform.db, user.id, params.id, body.shortcut, body.text))),
+      async ({ user, params, body }) => ok(await services.team.addCannedReply(user, params.id, body.shortcut, body.text)),
       {
         user: true,
         params: BotIdParams,
@@ -99,7 +88,7 @@ const memberRoutes = (platform: Platform) =>
     )
     .delete(
       "/:id/canned-replies/:reply_id",
-      async ({ user, params }) => ok(await removeCannedReply(platform.db, user.id, params.id, params.reply_id)),
+      async ({ user, params }) => ok(await services.team.removeCannedReply(user, params.id, params.reply_id)),
       {
         user: true,
         params: CannedReplyParams,
@@ -108,10 +97,10 @@ const memberRoutes = (platform: Platform) =>
       },
     );
 
-const inviteRoutes = (platform: Platform) =>
+const inviteRoutes = (services: Services) =>
   feature({ prefix: "/api/invites", tags: ["Team"] })
-    .use(userAuth(platform))
-    .post("/accept", async ({ user, body }) => ok(await acceptInvite(platform, user.id, body.code)), {
+    .use(userAuth(services))
+    .post("/accept", async ({ user, body }) => ok(await services.team.acceptInvite(user, body.code)), {
       user: true,
       body: AcceptInviteRequest,
       response: { 200: Ok(AcceptedInvite, "The bot the caller is now a member of"), ...errors(400, 401, 403, 404) },
@@ -123,4 +112,4 @@ const inviteRoutes = (platform: Platform) =>
       },
     });
 
-export const teamRoutes = (platform: Platform) => feature().use(memberRoutes(platform)).use(inviteRoutes(platform));
+export const teamRoutes = (services: Services) => feature().use(memberRoutes(services)).use(inviteRoutes(services));

@@ -1,9 +1,9 @@
-// The browser side of the platform: the cabinet at `/`, its service worker at `/sw.js`
+// The browser side of botinbox: the cabinet at `/`, its service worker at `/sw.js`
 // and the embeddable `/widget.js`.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../../config.ts";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { unavailable } from "../../core/errors.ts";
 import { feature } from "../feature.ts";
 import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
@@ -21,16 +21,16 @@ const HIDDEN = { detail: { hide: true } };
  * cabinet uses its own origin. The default (http://localhost:PORT) is only a guess, and the
  * address the operator actually opened the cabinet at is a better one.
  */
-export function snippetBaseUrl(config: Config): string | null {
+function snippetBaseUrl(config: Config): string | null {
   return config.publicUrl === `http://localhost:${config.port || 3000}` ? null : config.publicUrl;
 }
 
 const escapeAttribute = (value: string) =>
   value.replace(/[&"<>]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" })[c]!);
 
-export const webRoutes = (platform: Platform) => {
+export const webRoutes = (services: Services) => {
   const fail = (what: string) => (err: unknown) => {
-    platform.logger.error({ err }, `${what} could not be built`);
+    services.log.error({ err }, `${what} could not be built`);
     throw unavailable(`${what} is unavailable`);
   };
   const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), JAVASCRIPT));
@@ -39,7 +39,7 @@ export const webRoutes = (platform: Platform) => {
   const cabinetCss = lazyAsset(async () => makeAsset(await readFile(join(WEB_DIR, "cabinet/style.css"), "utf8"), "text/css; charset=utf-8"));
   const page = lazyAsset(async () => {
     const html = await readFile(join(WEB_DIR, "cabinet/index.html"), "utf8");
-    return makeAsset(html.replace("%PUBLIC_URL%", escapeAttribute(snippetBaseUrl(platform.config) ?? "")), "text/html; charset=utf-8");
+    return makeAsset(html.replace("%PUBLIC_URL%", escapeAttribute(snippetBaseUrl(services.config) ?? "")), "text/html; charset=utf-8");
   });
 
   return feature()

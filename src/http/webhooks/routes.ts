@@ -1,12 +1,10 @@
 import { t } from "elysia";
-import type { Platform } from "../../platform.ts";
+import type { Services } from "../../services.ts";
 import { userAuth } from "../auth/plugin.ts";
-import { requireMember } from "../../domain/members.ts";
 import { errors, Ok, ok, withExample } from "../envelope.ts";
 import { feature } from "../feature.ts";
 import { BotIdPath } from "../runtime/model.ts";
 import { botAuth } from "../runtime/plugin.ts";
-import { deleteWebhook, getWebhookInfo, listCallbackStates, listDeliveries, setWebhook } from "../../domain/webhooks.ts";
 import {
   CallbackDelivery, DeleteWebhookRequest, DeliveriesQuery, DeliveryAttempt, DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT,
   SetWebhookRequest, WebhookInfo,
@@ -15,10 +13,10 @@ import {
 const clampLimit = (limit: number | undefined) => Math.min(DELIVERIES_MAX_LIMIT, Math.max(1, limit ?? DELIVERIES_DEFAULT_LIMIT));
 
 /** Bot-token endpoints: set, inspect and delete the webhook. */
-const runtimeWebhookRoutes = (platform: Platform) =>
+const runtimeWebhookRoutes = (services: Services) =>
   feature({ tags: ["Bot Runtime"] })
-    .use(botAuth(platform))
-    .post("/api/bots/:id/set-webhook", async ({ bot, body }) => ok(await setWebhook(platform, bot, body)), {
+    .use(botAuth(services))
+    .post("/api/bots/:id/set-webhook", async ({ bot, body }) => ok(await services.webhooks.set(bot, body)), {
       bot: true,
       params: BotIdPath,
       body: SetWebhookRequest,
@@ -29,7 +27,7 @@ const runtimeWebhookRoutes = (platform: Platform) =>
           "max_connections chats at a time. While a webhook is set, get-updates answers 409. The bot's id goes in the path, its token in Authorization.",
       },
     })
-    .get("/api/bots/:id/get-webhook-info", async ({ bot }) => ok(await getWebhookInfo(platform, bot)), {
+    .get("/api/bots/:id/get-webhook-info", async ({ bot }) => ok(await services.webhooks.info(bot)), {
       bot: true,
       params: BotIdPath,
       response: { 200: Ok(WebhookInfo, "The webhook settings, pending_update_count and the last failure"), ...errors(400, 401, 403) },
@@ -37,7 +35,7 @@ const runtimeWebhookRoutes = (platform: Platform) =>
     })
     .post(
       "/api/bots/:id/delete-webhook",
-      async ({ bot, body, query }) => ok(await deleteWebhook(platform, bot, body?.drop_pending_updates ?? query.drop_pending_updates)),
+      async ({ bot, body, query }) => ok(await services.webhooks.remove(bot, body?.drop_pending_updates ?? query.drop_pending_updates)),
       {
         bot: true,
         params: BotIdPath,
@@ -49,14 +47,13 @@ const runtimeWebhookRoutes = (platform: Platform) =>
     );
 
 /** The cabinet's view of deliveries (user token). */
-const deliveryLogRoutes = (platform: Platform) =>
+const deliveryLogRoutes = (services: Services) =>
   feature({ tags: ["Bots"] })
-    .use(userAuth(platform))
+    .use(userAuth(services))
     .get(
       "/api/bots/:id/deliveries",
       async ({ user, params, query }) => {
-        const bot = await requireMember(platform.db, user.id, params.id, "owner");
-        return ok(await listDeliveries(platform.db, bot.id, clampLimit(query.limit)));
+        return ok(await services.webhooks.deliveries(user, params.id, clampLimit(query.limit)));
       },
       {
         user: true,
@@ -69,8 +66,7 @@ const deliveryLogRoutes = (platform: Platform) =>
     .get(
       "/api/bots/:id/callback-deliveries",
       async ({ user, params, query }) => {
-        const bot = await requireMember(platform.db, user.id, params.id, "owner");
-        return ok(await listCallbackStates(platform.db, bot.id, clampLimit(query.limit)));
+        return ok(await services.webhooks.callbacks(user, params.id, clampLimit(query.limit)));
       },
       {
         user: true,
@@ -81,4 +77,4 @@ const deliveryLogRoutes = (platform: Platform) =>
       },
     );
 
-export const webhookRoutes = (platform: Platform) => feature().use(runtimeWebhookRoutes(platform)).use(deliveryLogRoutes(platform));
+export const webhookRoutes = (services: Services) => feature().use(runtimeWebhookRoutes(services)).use(deliveryLogRoutes(services));

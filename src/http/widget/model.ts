@@ -1,6 +1,5 @@
 import { t } from "elysia";
 
-export const DEFAULT_WIDGET_COLOR = "#2563eb";
 
 export const WidgetConfigQuery = t.Object({ widget_key: t.String({ minLength: 1, maxLength: 256 }) });
 

@@ -1,0 +1,279 @@
+// The delivery worker behind the `webhook` process (inside the one process when embedded): decides which
+// bots this process delivers for and runs one actor per bot and kind, each under a lease, so
+// any number of workers split the bots and a dead worker's bots are taken over once its
+// leases expire.
+//
+// It learns about work three ways: bus wake-ups (`updates.<bot>` after an append, `webhooks.<bot>`
+// after set/delete-webhook, `events.*.message_created` for callbacks), and a periodic scan that
+// catches whatever the at-most-once bus dropped: bots with a webhook, bots with queued callbacks,
+// outgoing messages whose event never arrived, and leases freed by a dead worker.
+import { randomUUID } from "node:crypto";
+import { ChannelCallbackActor } from "./channel_callbacks.ts";
+import { ActorSystem, type ActorRef } from "../actors/system.ts";
+import { WebhookActor, type DeliveryDeps } from "./webhook.ts";
+import type { EventBus, Unsubscribe } from "../bus/bus.ts";
+import type { PlatformEvent } from "../core/events.ts";
+import { CALLBACK_CHANNELS, hasCallback } from "../core/records.ts";
+import type { Leases } from "../leases/leases.ts";
+import type { Db } from "../db/driver.ts";
+import type { Logger } from "../logger.ts";
+import type { UpdateLog } from "../updates/log.ts";
+import {
+  enqueueCallback, enqueueMissedCallbacks, listBotsWithPendingCallbacks, listWebhookBotIds,
+} from "../db/webhooks.ts";
+import { REQUEST_TIMEOUT_MS, type BackoffOptions } from "./http.ts";
+import { LeaseKeeper } from "./lease.ts";
+import { AttemptRecorder } from "./recorder.ts";
+import type { NewAttempt } from "../db/webhooks.ts";
+import type { Resolver } from "./ssrf.ts";
+import { ALL_WAKE_SUBJECTS, ALL_WEBHOOK_SUBJECTS, botOfSubject, MESSAGE_CREATED_SUBJECTS, type WebhookChanged } from "../core/subjects.ts";
+
+/** Why: how soon a lost wake-up, a new bot or a dead worker's bot is picked up; each scan costs a few queries and a lease attempt per unowned bot. */
+const SCAN_INTERVAL_MS = 5000;
+/** Why: outgoing messages whose event was lost are looked for this far back; older ones were seen by an earlier scan. */
+const CALLBACK_CATCH_UP_MS = 3600 * 1000;
+/** Why: lease attempts in flight at once during a scan, so thousands of bots do not open thousands of requests. */
+const ACQUIRE_CONCURRENCY = 20;
+
+
+type Kind = "webhook" | "callback";
+type DeliveringActor = WebhookActor | ChannelCallbackActor;
+
+export interface WorkerOptions {
+  /** The deps' leases by default; tests pass ones with a short TTL (and that TTL). */
+  leases?: Leases;
+  leaseTtlMs?: number;
+  scanIntervalMs?: number;
+  timeoutMs?: number;
+  backoff?: BackoffOptions;
+  resolve?: Resolver;
+  /** Tests against a shared database deliver only their own bots. */
+  accept?: (botId: string) => boolean;
+}
+
+/** What the worker runs on; the composition (services.ts) hands it in. */
+export interface WorkerDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  updates: UpdateLog;
+  leases: Leases;
+  leaseTtlMs: number;
+  allowPrivate: boolean;
+  /** The Telegram facade's shapes for bots whose webhook was set through it. */
+  telegram: DeliveryDeps["telegram"];
+  /** Counts one finished attempt (metrics). */
+  recorded(attempt: NewAttempt, ok: boolean): void;
+}
+
+interface Held {
+  kind: Kind;
+  botId: string;
+  ref: ActorRef<DeliveringActor>;
+  keeper: LeaseKeeper;
+  since: number;
+}
+
+export class WebhookWorker {
+  /** Unique per worker: two workers in one process must never share a lease holder name. */
+  readonly holder = `webhook-worker-${randomUUID()}`;
+  private readonly actors: ActorSystem;
+  private readonly leases: Leases;
+  private readonly ttlMs: number;
+  private readonly delivery: DeliveryDeps;
+  private readonly recorder: AttemptRecorder;
+  private readonly held = new Map<string, Held>();
+  private readonly acquiring = new Set<string>();
+  private webhookBots = new Set<string>();
+  private subscriptions: Unsubscribe[] = [];
+  private scanTimer: ReturnType<typeof setInterval> | undefined;
+  private scanning: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    private readonly options: WorkerOptions = {},
+  ) {
+    const { logger } = deps;
+    this.actors = new ActorSystem({
+      // Leases, not idleness, decide when these actors go.
+      idleMs: Infinity,
+      onError: (name, err) => logger.error({ err, actor: name }, "delivery actor message failed"),
+    });
+    this.leases = options.leases ?? deps.leases;
+    this.ttlMs = options.leaseTtlMs ?? deps.leaseTtlMs;
+    this.recorder = new AttemptRecorder(deps.db, logger, (a) => {
+      const ok = a.error === null && a.status_code !== null && a.status_code >= 200 && a.status_code < 300;
+      deps.recorded(a, ok);
+    });
+    this.delivery = {
+      db: deps.db,
+      log: deps.updates,
+      policy: { allowPrivate: deps.allowPrivate, resolve: options.resolve },
+      recorder: this.recorder,
+      logger,
+      timeoutMs: options.timeoutMs ?? REQUEST_TIMEOUT_MS,
+      backoff: options.backoff ?? {},
+      now: Date.now,
+      telegram: deps.telegram,
+    };
+  }
+
+  async start(): Promise<this> {
+    const { bus } = this.deps;
+    this.subscriptions.push(
+      bus.subscribe(ALL_WAKE_SUBJECTS, (_data, subject) => this.onAppended(botOfSubject(subject))),
+      bus.subscribe(ALL_WEBHOOK_SUBJECTS, (data, subject) => this.onWebhookChanged(botOfSubject(subject), data as WebhookChanged)),
+      bus.subscribe(MESSAGE_CREATED_SUBJECTS, (data) => this.onMessageCreated(data as PlatformEvent)),
+    );
+    await bus.flush();
+    await this.scan();
+    this.scanTimer = setInterval(() => void this.scan(), this.options.scanIntervalMs ?? SCAN_INTERVAL_MS);
+    return this;
+  }
+
+  /** Graceful: in-flight requests are cut, leases released so another worker takes over at once. */
+  async stop(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.quiet();
+    // Cut requests now; each actor's onStop then releases its lease.
+    for (const held of this.held.values()) held.keeper.end();
+    await this.scanning;
+    await this.actors.close();
+    await this.recorder.close();
+  }
+
+  /** As a killed process (tests): work stops at once, leases are left to expire. */
+  async crash(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.quiet();
+    for (const held of this.held.values()) held.keeper.halt();
+    await this.scanning;
+    await this.actors.close();
+    await this.recorder.close();
+  }
+
+  /** Bots (and kinds) this worker delivers for now. */
+  holds(kind: Kind, botId: string): boolean {
+    return this.held.has(`${kind}:${botId}`);
+  }
+
+  private quiet(): void {
+    clearInterval(this.scanTimer);
+    for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
+  }
+
+  private onAppended(botId: string): void {
+    if (!this.tellHeld("webhook", botId, (actor) => (actor as WebhookActor).wake()) && this.webhookBots.has(botId)) {
+      void this.acquire("webhook", botId);
+    }
+  }
+
+  private onWebhookChanged(botId: string, change: WebhookChanged): void {
+    if (!this.tellHeld("webhook", botId, (actor) => (actor as WebhookActor).reload(Boolean(change.dropped)))) {
+      // The actor reads the settings on start and gives the lease back if the webhook is gone.
+      void this.acquire("webhook", botId);
+    }
+  }
+
+  private async onMessageCreated(event: PlatformEvent): Promise<void> {
+    const message = event.message;
+    if (this.closed || message?.direction !== "out" || !hasCallback(event.conversation.channel)) return;
+    if (!this.accepts(event.bot_id)) return;
+    const queued = await enqueueCallback(this.deps.db, message.id, CALLBACK_CHANNELS);
+    // Whoever holds the bot's callback lease wakes; otherwise whoever queued the row takes it.
+    if (!this.tellHeld("callback", event.bot_id, (actor) => (actor as ChannelCallbackActor).wake()) && queued) {
+      await this.acquire("callback", event.bot_id);
+    }
+  }
+
+  private accepts(botId: string): boolean {
+    return !this.options.accept || this.options.accept(botId);
+  }
+
+  private tellHeld(kind: Kind, botId: string, work: (actor: DeliveringActor) => Promise<void> | void): boolean {
+    const held = this.held.get(`${kind}:${botId}`);
+    held?.ref.tell(work);
+    return held !== undefined;
+  }
+
+  private scan(): Promise<void> {
+    if (this.closed || this.scanning) return this.scanning ?? Promise.resolve();
+    this.scanning = this.scanOnce()
+      .catch((err) => this.deps.logger.warn({ err }, "webhook worker scan failed"))
+      .finally(() => (this.scanning = undefined));
+    return this.scanning;
+  }
+
+  private async scanOnce(): Promise<void> {
+    const { db } = this.deps;
+    const listedAt = Date.now();
+    const webhookBots = (await listWebhookBotIds(db)).filter((id) => this.accepts(id));
+    this.webhookBots = new Set(webhookBots);
+    for (const held of [...this.held.values()]) {
+      // Taken since the list was read: a webhook set meanwhile is not in it yet.
+      if (held.kind === "webhook" && held.since < listedAt && !this.webhookBots.has(held.botId)) {
+        this.retire(held.kind, held.botId, "webhook removed");
+      }
+    }
+    await enqueueMissedCallbacks(db, new Date(Date.now() - CALLBACK_CATCH_UP_MS), CALLBACK_CHANNELS);
+    const callbackBots = (await listBotsWithPendingCallbacks(db)).filter((id) => this.accepts(id));
+    const wanted: Array<[Kind, string]> = [
+      ...webhookBots.map((id): [Kind, string] => ["webhook", id]),
+      ...callbackBots.map((id): [Kind, string] => ["callback", id]),
+    ];
+    for (let i = 0; i < wanted.length && !this.closed; i += ACQUIRE_CONCURRENCY) {
+      await Promise.all(wanted.slice(i, i + ACQUIRE_CONCURRENCY).map(([kind, botId]) => {
+        // Held already: a wake-up may have been lost on the bus, so look again.
+        if (this.tellHeld(kind, botId, (actor) => actor.wake())) return undefined;
+        return this.acquire(kind, botId);
+      }));
+    }
+  }
+
+  private async acquire(kind: Kind, botId: string): Promise<void> {
+    const name = `${kind}:${botId}`;
+    if (this.closed || this.held.has(name) || this.acquiring.has(name) || !this.accepts(botId)) return;
+    this.acquiring.add(name);
+    const key = `${kind}.${botId}`;
+    const sentAt = Date.now();
+    let won = false;
+    try {
+      won = await this.leases.acquire(key, this.holder);
+    } catch (err) {
+      this.deps.logger.warn({ err, bot: botId, kind }, "taking a delivery lease failed");
+    } finally {
+      this.acquiring.delete(name);
+    }
+    if (!won) return;
+    if (this.closed) return void (await this.leases.release(key, this.holder).catch(() => undefined));
+    const keeper = new LeaseKeeper(this.leases, key, this.holder, this.ttlMs, sentAt, (reason) => this.retire(kind, botId, reason));
+    const finish = (reason: string) => this.retire(kind, botId, reason);
+    const ref: ActorRef<DeliveringActor> = this.actors.actorOf<DeliveringActor>(kind, botId, () =>
+      kind === "webhook"
+        ? new WebhookActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish)
+        : new ChannelCallbackActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish),
+    );
+    this.held.set(name, { kind, botId, ref, keeper, since: sentAt });
+    this.deps.logger.debug({ bot: botId, kind, holder: this.holder }, "delivering for bot");
+    // The first message creates the actor, whose onStart loads its work.
+    ref.tell(() => undefined);
+  }
+
+  private retire(kind: Kind, botId: string, reason: string): void {
+    const name = `${kind}:${botId}`;
+    const held = this.held.get(name);
+    if (!held) return;
+    this.held.delete(name);
+    held.keeper.end();
+    this.deps.logger.debug({ bot: botId, kind, reason }, "no longer delivering for bot");
+    void this.actors.stop(kind, botId);
+  }
+}
+
+/** Starts a worker (embedded all-in-one, the `webhook` process, tests). */
+export function startDeliveryWorker(deps: WorkerDeps, options: WorkerOptions = {}): Promise<WebhookWorker> {
+  return new WebhookWorker(deps, options).start();
+}
