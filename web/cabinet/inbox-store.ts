@@ -23,6 +23,15 @@ type AssigneeFilter = NonNullable<InboxQuery["assignee"]>;
 /** A live snapshot: the record, and `assignee` when the event is about the assignment (or a replay). */
 type Snapshot = Conversation & Partial<Pick<InboxConversation, "assignee" | "unread_count">>;
 
+/** A live change kept while a load is on its way, to be laid over the page it brings. */
+interface HeldChange {
+  snapshot: Snapshot;
+  unread: boolean;
+}
+
+/** A chat's message ids are increasing integers (as text). */
+const messageOrder = (m: { message_id: string }) => Number(m.message_id);
+
 const newestFirst = (a: Conversation, b: Conversation) => b.last_message_at.localeCompare(a.last_message_at) || b.id.localeCompare(a.id);
 
 export class InboxStore {
@@ -55,6 +64,8 @@ export class InboxStore {
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
   private countsTimer: ReturnType<typeof setTimeout> | undefined;
   private myId: string | undefined;
+  /** Live changes seen while the list loads (none when no load is on its way). */
+  private held: HeldChange[] | undefined;
 
   constructor() {
     currentUser().then((u) => (this.myId = u.id), () => {});
@@ -82,11 +93,17 @@ export class InboxStore {
     this.paging.value = false;
     clearTimeout(this.countsTimer);
     void this.fetchCounts();
+    // Live changes that arrive while the page is on its way are kept and laid over it:
+    // the page may have been read before they happened.
+    const held: HeldChange[] = [];
+    this.held = held;
     try {
       const page = await this.list.run(() => get<InboxConversation[]>(`/api/inbox?${this.pageParams()}`));
       if (!page) return;
+      const items = new Map(page.map((c) => [c.id, c]));
+      for (const change of held) this.merge(items, change.snapshot, change.unread);
       batch(() => {
-        this.items.value = new Map(page.map((c) => [c.id, c]));
+        this.items.value = items;
         this.cursor.value = page.at(-1)?.id ?? null;
         this.loaded.value = true;
         this.listError.value = "";
@@ -94,6 +111,8 @@ export class InboxStore {
       });
     } catch (err) {
       this.listError.value = errorText(err);
+    } finally {
+      if (this.held === held) this.held = undefined;
     }
   };
 
@@ -183,18 +202,28 @@ export class InboxStore {
       (assignee === "all" || !assigneeKnown || (assignee === "unassigned" ? c.assignee === null : c.assignee?.user_id === this.myId));
   }
 
-  /** A newer snapshot of a conversation (a live event, or a change made in this tab). */
-  upsert = (c: Snapshot): void => {
-    const known = this.items.value.get(c.id);
-    // Events about edits carry an older snapshot than the list may already have.
-    if (known && known.updated_at > c.updated_at) return;
-    // Live snapshots are not per user: this user's unread count and the assignee stay as known.
-    const merged: InboxConversation = { ...c, assignee: "assignee" in c ? c.assignee ?? null : known?.assignee ?? null, unread_count: known?.unread_count ?? 0 };
+  /** A newer snapshot of a conversation (a live event, or a change made in this tab); `unread`: it brings an unread message. */
+  upsert = (c: Snapshot, unread = false): void => {
+    this.held?.push({ snapshot: c, unread });
     const items = new Map(this.items.value);
+    if (this.merge(items, c, unread)) this.items.value = items;
+  };
+
+  /** Lays a snapshot over `items`; false when it is older than what they hold (nothing changed). */
+  private merge(items: Map<string, InboxConversation>, c: Snapshot, unread: boolean): boolean {
+    const known = items.get(c.id);
+    // Events about edits carry an older snapshot than the list may already have.
+    if (known && known.updated_at > c.updated_at) return false;
+    // A message the known row already ends with (or follows) is already in its unread
+    // count: the row came from a page read after it, or from an earlier event.
+    const counted = known?.last_message && c.last_message && messageOrder(known.last_message) >= messageOrder(c.last_message);
+    // Live snapshots are not per user: this user's unread count and the assignee stay as known.
+    const unreadCount = (known?.unread_count ?? 0) + (unread && !counted ? 1 : 0);
+    const merged: InboxConversation = { ...c, assignee: "assignee" in c ? c.assignee ?? null : known?.assignee ?? null, unread_count: unreadCount };
     if (this.matches(merged, "assignee" in c || known !== undefined)) items.set(c.id, merged);
     else items.delete(c.id);
-    this.items.value = items;
-  };
+    return true;
+  }
 
   setUnread(id: string, n: number): void {
     const c = this.items.value.get(id);
@@ -228,13 +257,11 @@ export class InboxStore {
       case "message_updated":
       case "message_deleted": {
         // Search runs on the server; with a query the list is simply asked again.
-        if (this.query.value.trim()) this.reloadSoon();
-        else this.upsert(event.conversation);
         const id = event.conversation.id;
         const incoming = event.kind === "message_created" && event.message?.direction === "in";
-        if (incoming && (id !== this.openId.value || document.visibilityState !== "visible")) {
-          this.setUnread(id, (this.items.value.get(id)?.unread_count ?? 0) + 1);
-        }
+        const unread = incoming && (id !== this.openId.value || document.visibilityState !== "visible");
+        if (this.query.value.trim()) this.reloadSoon();
+        else this.upsert(event.conversation, unread);
         return this.countsSoon();
       }
     }
