@@ -22,6 +22,7 @@ import { requestGuard } from "./guard.ts";
 import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
+import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
@@ -55,7 +56,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(pushRoutes(services))
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
-    .use(webRoutes(services));
+    .use(webRoutes(services))
+    .use(workflowRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -125,7 +125,7 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
       try {
         list = await get<AssignableMember[]>(`/api/bots/${botId}/assignees`);
       } catch {
-        if (me) list = [{ user_id: me.id, email: me.email, role: "operator" }];
+        if (me) list = [{ user_id: me.id, email: me.email, role: "operator", presence: "online" }];
       }
       if (alive) setMembers({ list, me });
     })();
