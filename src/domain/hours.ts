@@ -119,9 +119,10 @@ export async function setHours(deps: HoursDeps, userId: string, botId: string, i
  * Whether the widget should say the team is away, and with what: only for a bot with hours
  * set, when it is outside them or no member is online.
  */
-export async function awayState(deps: HoursDeps, botId: string): Promise<{ away: boolean; away_message: string | null }> {
+export async function awayState(deps: HoursDeps, botId: string): Promise<{ away?: boolean; away_message?: string | null }> {
   const row = await findHours(deps.db, botId);
-  if (!row) return { away: false, away_message: null };
+  // A bot without hours says nothing about availability: its widget looks as it always did.
+  if (!row) return {};
   const away = !isOpenAt(row, clock(deps)) || !(await anyMemberOnline(deps.db, botId));
   return { away, away_message: away && row.away_message ? row.away_message : null };
 }
