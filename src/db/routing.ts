@@ -21,6 +21,16 @@ export const BACKEND_SILENT_SECONDS = 300;
 /** The statuses that count towards a member's capacity: conversations still to be answered. */
 const LOADED_STATUSES = `('new', 'open')`;
 
+/** Whether the bot routes or sends an away message at all: one cheap look before anything else. */
+export async function teamworkActive(db: Queryable, botId: string): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 where exists (select 1 from bot_routing where bot_id = $1 and mode <> 'off')
+       or exists (select 1 from bot_hours where bot_id = $1 and away_message <> '')`,
+    [botId],
+  );
+  return rows.length > 0;
+}
+
 export async function findRouting(db: Queryable, botId: string): Promise<DbRouting | undefined> {
   const rows = await db.query<DbRouting>(`select bot_id, mode, capacity, updated_at from bot_routing where bot_id = $1`, [botId]);
   return rows[0];

@@ -104,7 +104,7 @@ type HoursDeps = { db: Db; now?: () => number };
 const clock = (deps: HoursDeps) => new Date(deps.now ? deps.now() : Date.now());
 
 export async function getHours(deps: HoursDeps, userId: string, botId: string): Promise<Hours> {
-  const bot = await requireMember(deps.db, userId, botId);
+  const bot = await requireMember(deps.db, userId, botId, "owner");
   const row = await findHours(deps.db, bot.id);
   return row ? toHours(row, clock(deps)) : ALWAYS();
 }

@@ -32,7 +32,7 @@ export interface Routing {
 type RoutingDeps = { db: Db; dispatch(effects: Effects): Promise<void> };
 
 export async function getRouting(deps: { db: Db }, userId: string, botId: string): Promise<Routing> {
-  const bot = await requireMember(deps.db, userId, botId);
+  const bot = await requireMember(deps.db, userId, botId, "owner");
   const row = await findRouting(deps.db, bot.id);
   return row
     ? { bot_id: row.bot_id, mode: row.mode, capacity: row.capacity, updated_at: row.updated_at.toISOString() }

@@ -5,7 +5,7 @@
 import type { DbBot } from "../db/bots.ts";
 import { findConversationByChat, findConversationById } from "../db/conversations.ts";
 import { claimAwayMessage, findHours } from "../db/hours.ts";
-import { needsHuman } from "../db/routing.ts";
+import { needsHuman, teamworkActive } from "../db/routing.ts";
 import type { EventBus } from "../bus/bus.ts";
 import type { Logger } from "../logger.ts";
 import { sendFromBot, type ConversationDeps } from "./conversations.ts";
@@ -24,7 +24,8 @@ export const TEAMWORK_SCAN_MS = 5_000;
  * team is away (once per 12 hours) when the bot is outside its hours or nobody is online.
  */
 export async function afterVisitorMessage(deps: TeamworkDeps, bot: Pick<DbBot, "id" | "owner_id">, conversationId: string): Promise<void> {
-  if (!(await needsHuman(deps.db, conversationId))) return;
+  // Most bots neither route nor send away messages: they pay one query per visitor message.
+  if (!(await teamworkActive(deps.db, bot.id)) || !(await needsHuman(deps.db, conversationId))) return;
   await routeConversation(deps, bot.id, conversationId);
   const hours = await findHours(deps.db, bot.id);
   if (!hours?.away_message) return;

@@ -36,7 +36,8 @@ async function loads(client: Client, botId: string): Promise<Map<string, number>
 describe("routing", () => {
   test("only the owner sets routing; modes and capacity are checked", async () => {
     const { owner, operators: [operator], bot } = await teamOf(first, 1);
-    expect((await first.get(`/api/bots/${bot.id}/routing`, operator!.token)).body.result).toMatchObject({ mode: "off", capacity: 3 });
+    expect((await first.get(`/api/bots/${bot.id}/routing`, owner.token)).body.result).toMatchObject({ mode: "off", capacity: 3 });
+    expect((await first.get(`/api/bots/${bot.id}/routing`, operator!.token)).status).toBe(403);
     expect((await put(first, `/api/bots/${bot.id}/routing`, { mode: "round_robin" }, operator!.token)).status).toBe(403);
     expect((await put(first, `/api/bots/${bot.id}/routing`, { mode: "fastest" }, owner.token)).status).toBe(400);
     expect((await put(first, `/api/bots/${bot.id}/routing`, { mode: "least_busy", capacity: 0 }, owner.token)).status).toBe(400);

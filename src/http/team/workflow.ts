@@ -108,8 +108,8 @@ const botRoutes = (services: Services) =>
     .get("/:id/routing", async ({ user, params }) => ok(await services.teamwork.routing(user, params.id)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(Routing, "The bot's routing"), ...errors(400, 401, 404) },
-      detail: { summary: "The bot's routing", description: "Any member; mode off until the owner sets it." },
+      response: { 200: Ok(Routing, "The bot's routing"), ...errors(400, 401, 403, 404) },
+      detail: { summary: "The bot's routing", description: `${OWNER_ONLY} Mode off until the owner sets it.` },
     })
     .put("/:id/routing", async ({ user, params, body }) => ok(await services.teamwork.setRouting(user, params.id, body)), {
       user: true,
@@ -129,8 +129,8 @@ const botRoutes = (services: Services) =>
     .get("/:id/hours", async ({ user, params }) => ok(await services.teamwork.hours(user, params.id)), {
       user: true,
       params: BotIdParams,
-      response: { 200: Ok(Hours, "The bot's working hours with open_now"), ...errors(400, 401, 404) },
-      detail: { summary: "The bot's working hours", description: "Any member. Without hours set the bot counts as always open." },
+      response: { 200: Ok(Hours, "The bot's working hours with open_now"), ...errors(400, 401, 403, 404) },
+      detail: { summary: "The bot's working hours", description: `${OWNER_ONLY} Without hours set the bot counts as always open.` },
     })
     .put("/:id/hours", async ({ user, params, body }) => ok(await services.teamwork.setHours(user, params.id, body as never)), {
       user: true,
