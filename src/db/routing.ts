@@ -105,10 +105,19 @@ export async function assignIfUnassigned(tx: Queryable, conversationId: string, 
   return true;
 }
 
-/** Unassigned conversations of routing bots that need a human, oldest first (the periodic scan). */
+/**
+ * Unassigned conversations that need a human, oldest first, of routing bots where some online
+ * member has room now (the periodic scan: a bot whose team is full or away costs one check).
+ */
 export async function listRoutable(db: Queryable, limit: number): Promise<{ id: string; bot_id: string }[]> {
   return db.query(
-    `select c.id, c.bot_id from conversations c join bots b on b.id = c.bot_id join bot_routing r on r.bot_id = c.bot_id and r.mode <> 'off'
+    `with open_bots as (
+       select r.bot_id from bot_routing r where r.mode <> 'off' and exists (
+         select 1 from bot_members m left join member_presence p on p.user_id = m.user_id
+         where m.bot_id = r.bot_id and ${presenceSql("m.user_id")} = 'online'
+           and (select count(*) from conversation_assignees a join conversations c on c.id = a.conversation_id
+                where a.bot_id = m.bot_id and a.user_id = m.user_id and c.status in ${LOADED_STATUSES}) < r.capacity))
+     select c.id, c.bot_id from open_bots o join conversations c on c.bot_id = o.bot_id join bots b on b.id = c.bot_id
      where c.status in ${LOADED_STATUSES}
        and not exists (select 1 from conversation_assignees a where a.conversation_id = c.id)
        and ${NEEDS_HUMAN_SQL}

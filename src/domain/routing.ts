@@ -74,8 +74,12 @@ export async function routeConversation(deps: RoutingDeps, botId: string, conver
 /** Routes waiting conversations of every routing bot (a member came online, a scan). */
 export async function routePending(deps: RoutingDeps): Promise<number> {
   let routed = 0;
+  // A bot whose members are all full stays full for the rest of this scan: its other waiting conversations are not tried.
+  const full = new Set<string>();
   for (const { id, bot_id } of await listRoutable(deps.db, ROUTING_SCAN_BATCH)) {
+    if (full.has(bot_id)) continue;
     if (await routeConversation(deps, bot_id, id)) routed++;
+    else full.add(bot_id);
   }
   return routed;
 }

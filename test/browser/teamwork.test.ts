@@ -65,7 +65,7 @@ describe.skipIf(skipBrowser)("presence, hours and snooze in a real browser", () 
     return page;
   }
 
-  const dotOf = (page: Page, email: string) => page.getByRole("list", { name: "Team presence" }).getByRole("img", { name: new RegExp(`^${email}: `) });
+  const dotOf = (page: Page, email: string) => page.getByRole("list", { name: "Team presence" }).locator(`[data-member="${email}"]`);
 
   test("a member's presence changes show live in another member's cabinet", async () => {
     const ownerPage = await newPage(DESKTOP, owner);
@@ -76,23 +76,23 @@ describe.skipIf(skipBrowser)("presence, hours and snooze in a real browser", () 
     // Opening the cabinet makes the operator online (automatic), live in the owner's inbox.
     const operatorPage = await newPage(DESKTOP, operator);
     await operatorPage.goto(`${server.url}/#/inbox`);
-    await ownerPage.locator(`[data-presence="online"][aria-label^="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
+    await ownerPage.locator(`[data-presence="online"][data-member="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
 
     // The operator switches to away in the header: the owner sees it without a reload.
     await operatorPage.getByLabel("Your presence").selectOption("away");
-    await ownerPage.locator(`[data-presence="away"][aria-label^="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
+    await ownerPage.locator(`[data-presence="away"][data-member="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
     await screenshot(ownerPage, "teamwork-presence-inbox");
 
     // The owner's team page shows it too, and follows the next change live.
     await ownerPage.goto(`${server.url}/#/bots/${bot.id}`);
     const members = ownerPage.getByRole("list", { name: "Members" });
-    await members.locator(`[data-presence="away"][aria-label^="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
+    await members.locator(`[data-presence="away"][data-member="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
     await operatorPage.getByLabel("Your presence").selectOption("auto");
-    await members.locator(`[data-presence="online"][aria-label^="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
+    await members.locator(`[data-presence="online"][data-member="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
 
     // Closing the operator's cabinet makes them offline again.
     await operatorPage.context().close();
-    await members.locator(`[data-presence="offline"][aria-label^="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
+    await members.locator(`[data-presence="offline"][data-member="${operator.email}"]`).waitFor({ timeout: UI_WAIT_MS });
     await screenshot(ownerPage, "teamwork-presence-team-page");
   });
 

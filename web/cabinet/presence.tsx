@@ -32,10 +32,11 @@ export function watchPresence(live: LiveFeed): () => void {
 
 const LABELS: Record<Presence, string> = { online: "Online", away: "Away", offline: "Offline" };
 
+/** Its accessible name is the presence alone (the member's name stands beside it); the tooltip names both. */
 export function PresenceDot({ userId, email }: { userId: string; email?: string }) {
   const presence = presences.value.get(userId) ?? "offline";
-  const label = `${email ?? "Member"}: ${LABELS[presence]}`;
-  return <span class={`presence-dot ${presence}`} role="img" aria-label={label} title={label} data-presence={presence} />;
+  const title = `${email ?? "Member"}: ${LABELS[presence]}`;
+  return <span class={`presence-dot ${presence}`} role="img" aria-label={LABELS[presence]} title={title} data-presence={presence} data-member={email} />;
 }
 
 /** The header's switch: what the operator chose, or automatic. */

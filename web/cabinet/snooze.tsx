@@ -15,8 +15,8 @@ function tomorrowMorning(now = new Date()): Date {
 }
 
 const CHOICES: [string, () => Date][] = [
-  ["1 hour", () => new Date(Date.now() + HOUR)],
-  ["4 hours", () => new Date(Date.now() + 4 * HOUR)],
+  ["In 1 h", () => new Date(Date.now() + HOUR)],
+  ["In 4 h", () => new Date(Date.now() + 4 * HOUR)],
   ["Tomorrow 9:00", () => tomorrowMorning()],
   ["Next week", () => new Date(tomorrowMorning().getTime() + 6 * 24 * HOUR)],
 ];
