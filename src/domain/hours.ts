@@ -66,11 +66,22 @@ export function normaliseHours(input: HoursInput): { timezone: string; weekly: W
   return { timezone: input.timezone, weekly, holidays, away_message: input.away_message ?? "" };
 }
 
+const formatters = new Map<string, Intl.DateTimeFormat>();
+/** One formatter per zone: building one costs far more than using it. */
+function formatterOf(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone, weekday: "short", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+    });
+    if (formatters.size < 1000) formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
 /** The wall clock in `zone` at `at`: weekday, calendar date and "HH:MM". */
 export function localTime(zone: string, at: Date): { day: Weekday; date: string; time: string } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone, weekday: "short", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23",
-  }).formatToParts(at);
+  const parts = formatterOf(zone).formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   return {
     day: part("weekday").toLowerCase().slice(0, 3) as Weekday,
@@ -84,6 +95,27 @@ export function isOpenAt(hours: Pick<DbHours, "timezone" | "weekly" | "holidays"
   const local = localTime(hours.timezone, at);
   if (hours.holidays.includes(local.date)) return false;
   return (hours.weekly[local.day] ?? []).some(([from, to]) => local.time >= from && local.time < to);
+}
+
+/** Why: a schedule closed for longer than this (a long holiday) has no "next opening" worth showing. */
+export const NEXT_OPENING_HORIZON_DAYS = 14;
+const STEP_MS = 5 * 60_000;
+
+/**
+ * The first minute at or after `from` within the hours, or null within the horizon. Walks
+ * the instants in 5-minute steps (wall-clock rules, so DST needs nothing special), then back
+ * minute by minute to the opening itself.
+ */
+export function nextOpening(hours: Pick<DbHours, "timezone" | "weekly" | "holidays">, from: Date): Date | null {
+  const start = Math.ceil(from.getTime() / 60_000) * 60_000;
+  if (isOpenAt(hours, new Date(start))) return new Date(start);
+  for (let t = start + STEP_MS; t <= start + NEXT_OPENING_HORIZON_DAYS * 86_400_000; t += STEP_MS) {
+    if (!isOpenAt(hours, new Date(t))) continue;
+    let first = t;
+    while (first - 60_000 > t - STEP_MS && isOpenAt(hours, new Date(first - 60_000))) first -= 60_000;
+    return new Date(first);
+  }
+  return null;
 }
 
 const ALWAYS = (): Hours => ({
@@ -119,10 +151,16 @@ export async function setHours(deps: HoursDeps, userId: string, botId: string, i
  * Whether the widget should say the team is away, and with what: only for a bot with hours
  * set, when it is outside them or no member is online.
  */
-export async function awayState(deps: HoursDeps, botId: string): Promise<{ away?: boolean; away_message?: string | null }> {
+export async function awayState(
+  deps: HoursDeps, botId: string,
+): Promise<{ away?: boolean; away_message?: string | null; opens_at?: string | null }> {
   const row = await findHours(deps.db, botId);
   // A bot without hours says nothing about availability: its widget looks as it always did.
   if (!row) return {};
-  const away = !isOpenAt(row, clock(deps)) || !(await anyMemberOnline(deps.db, botId));
-  return { away, away_message: away && row.away_message ? row.away_message : null };
+  const now = clock(deps);
+  const closed = !isOpenAt(row, now);
+  const away = closed || !(await anyMemberOnline(deps.db, botId));
+  // When the team answers again: only known for closed hours (nobody online has no schedule).
+  const opens = closed ? nextOpening(row, now) : null;
+  return { away, away_message: away && row.away_message ? row.away_message : null, opens_at: opens?.toISOString() ?? null };
 }

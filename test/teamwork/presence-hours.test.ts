@@ -2,7 +2,7 @@
 // away state and the away message once per 12 hours.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ownerEventsSubject } from "../../src/core/subjects.ts";
-import { isOpenAt, localTime } from "../../src/domain/hours.ts";
+import { isOpenAt, localTime, nextOpening } from "../../src/domain/hours.ts";
 import { openCabinet } from "../../src/domain/presence.ts";
 import { clientFor, registerUser, testClient, testPlatform, type Client } from "../support/harness.ts";
 import { eventually } from "../support/eventually.ts";
@@ -110,6 +110,12 @@ describe("working hours", () => {
     expect(isOpenAt(ny, new Date("2026-11-09T14:30:00Z"))).toBe(false); // a holiday
     expect(isOpenAt(ny, new Date("2026-10-26T22:00:00Z"))).toBe(false); // 18:00 is closed
 
+    // When the team answers next: the first open minute, across the switch and past a holiday.
+    expect(nextOpening(berlin, new Date("2026-03-29T00:30:00Z"))?.toISOString()).toBe("2026-03-29T01:00:00.000Z");
+    expect(nextOpening(ny, new Date("2026-11-02T13:30:00Z"))?.toISOString()).toBe("2026-11-02T14:00:00.000Z");
+    expect(nextOpening(ny, new Date("2026-11-02T23:00:00Z"))?.toISOString()).toBe("2026-11-16T14:00:00.000Z");
+    expect(nextOpening({ ...ny, weekly: NEVER_OPEN }, new Date("2026-11-02T13:30:00Z"))).toBeNull();
+
     // The same through the API on a platform whose clock is injected at the spring-forward instant.
     let now = Date.parse("2026-03-29T00:59:00Z");
     const clocked = clientFor(await testPlatform({}, { now: () => now }));
@@ -135,7 +141,19 @@ describe("away state and the away message", () => {
     const away = "We're away until Monday 9:00.";
     await put(client, `/api/bots/${bot.id}/hours`, { timezone: "UTC", weekly: NEVER_OPEN, away_message: away }, owner.token);
     const awayLook = await client.get(`/api/widget/config?widget_key=${bot.widget_key}`);
-    expect(awayLook.body.result).toMatchObject({ away: true, away_message: away });
+    expect(awayLook.body.result).toMatchObject({ away: true, away_message: away, opens_at: null });
+    // Closed now but open later today (or tomorrow): the widget can say when.
+    const hour = new Date().getUTCHours();
+    const later = `${String((hour + 2) % 24).padStart(2, "0")}:00`;
+    const laterEnd = `${String((hour + 2) % 24).padStart(2, "0")}:30`;
+    const daily = Object.fromEntries(Object.keys(NEVER_OPEN).map((d) => [d, [[later, laterEnd]]]));
+    await put(client, `/api/bots/${bot.id}/hours`, { timezone: "UTC", weekly: daily, away_message: away }, owner.token);
+    const opensAt = (await client.get(`/api/widget/config?widget_key=${bot.widget_key}`)).body.result.opens_at;
+    const wait = Date.parse(opensAt) - Date.now();
+    expect(wait).toBeGreaterThan(3_600_000);
+    expect(wait).toBeLessThanOrEqual(2 * 3_600_000);
+    expect(new Date(opensAt).getUTCMinutes()).toBe(0);
+    await put(client, `/api/bots/${bot.id}/hours`, { timezone: "UTC", weekly: NEVER_OPEN, away_message: away }, owner.token);
 
     // The bot has no webhook and never polled: its conversations need a human.
     for (const text of ["Hello?", "Anyone there?", "Hello again"]) expect((await visitorSays(client, bot, "away-chat", text)).status).toBe(200);

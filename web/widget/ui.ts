@@ -111,7 +111,8 @@ export function mount(options: Options): void {
     greeting = c.greeting;
     // Outside the team's hours (or nobody online): said up front, the away message itself comes as a reply.
     away.hidden = !c.away;
-    away.textContent = c.away ? c.away_message || "We're away right now. Leave a message and we'll get back to you." : "";
+    const back = c.opens_at && new Date(c.opens_at).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+    away.textContent = c.away ? `${c.away_message || "We're away right now. Leave a message and we'll get back to you."}${back ? ` (back ${back})` : ""}` : "";
   };
 
   const scrollDown = () => (log.scrollTop = log.scrollHeight);
