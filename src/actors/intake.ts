@@ -1,7 +1,7 @@
 // IntakeActor: one per bot per process; group commit for the bot's incoming messages. Every
 // message that arrives while a batch is being written waits for the next batch, and a batch
 // is ONE transaction (a handful of statements whatever its size: arrays unnested
-// server-side, all writes in one statement, pipelined on the connection) followed by one
+// server-side, the inserts in one statement, pipelined on the connection) followed by one
 // pipelined publish of its updates.
 // Each request is answered when its batch is committed and durable in the update log.
 //
@@ -13,7 +13,8 @@ import type { NewUpdate } from "../updates/log.ts";
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import {
-  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, lockBotCounters, writeIncomingBatch,
+  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, lockBotCounters, touchConversationsForIncoming,
+  writeIncomingBatch,
 } from "../db/intake.ts";
 import { toConversation, toMessage } from "../db/view.ts";
 import { conflict, isDependencyOutage, notFound } from "../core/errors.ts";
@@ -181,15 +182,16 @@ export class IntakeActor implements ActorHooks {
       const writes = inOrder(db, [
         () => writeIncomingBatch(tx, {
           botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
-          messages: plan.messageWrites, touches: plan.touches,
+          messages: plan.messageWrites,
           outbox: inTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson[i]! })),
         }),
+        () => touchConversationsForIncoming(tx, plan.touches),
         () => (inTransaction ? inTransaction.append(tx, bot.id, plan.updates) : Promise.resolve()),
       ] as const);
       return {
-        last: writes.then(([written]) => {
+        last: writes.then(([written, touched]) => {
           for (const c of written.contacts) contactById.set(c.id, c);
-          for (const c of written.conversations) byId.set(c.id, c);
+          for (const c of [...written.conversations, ...touched]) byId.set(c.id, c);
           return { plan, conversations: byId, contacts: contactById, updateJson };
         }),
       };

@@ -110,7 +110,6 @@ export interface IncomingBatchWrite {
   contacts: ContactWrite[];
   conversations: ConversationWrite[];
   messages: IncomingMessageWrite[];
-  touches: ConversationTouch[];
   /** Outbox rows (payload: JSON text); none when the update log lives in the same database. */
   outbox: { updateId: number; payload: string }[];
 }
@@ -118,29 +117,30 @@ export interface IncomingBatchWrite {
 export interface IncomingBatchWritten {
   /** New contacts and known ones the batch told more about, as stored. */
   contacts: DbContact[];
-  /** The conversations the batch created or touched, as stored. */
+  /** The conversations the batch created, as stored. */
   conversations: DbConversation[];
 }
 
 /**
- * The whole batch in ONE statement (data-modifying CTEs): the server plans, starts and
- * answers one statement per batch instead of six, which is most of a small batch's cost.
- * All parts see the same snapshot and touch disjoint rows (created conversations are
- * inserted, known ones updated); foreign keys are checked at the end of the statement, so
- * a message may name a conversation or contact inserted beside it. The text never varies
- * (empty arrays write nothing), so it is prepared once per connection.
+ * A batch's inserts in ONE statement (data-modifying CTEs): the server plans, starts and
+ * answers one statement per batch instead of five, which is most of a small batch's cost.
+ * All parts see the same snapshot and write disjoint rows; foreign keys are checked at the
+ * end of the statement, so a message may name a conversation or contact inserted beside
+ * it. The text never varies (empty arrays write nothing), so it is prepared once per
+ * connection, and PostgreSQL soon keeps one generic plan for it: which is why the touch of
+ * known conversations is not part of it (a generic plan made while the table was small
+ * seq-scanned conversations for it, measured), see touchConversationsForIncoming.
  */
 export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): Promise<IncomingBatchWritten> {
   const rows = await db.query<{ contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
     `with counters as (
        update bots set last_message_id = $3, last_update_id = $4, last_conversation_number = $5, last_contact_number = $6 where id = $1
      ), upserted as (${UPSERT_CONTACTS}), created as (${INSERT_CONVERSATIONS}), inserted as (${INSERT_MESSAGES}
-     ), touched as (${TOUCH_CONVERSATIONS}), queued as (${INSERT_OUTBOX})
-     select (select json_agg(u) from upserted u) as contacts,
-            (select json_agg(x) from (select * from created union all select * from touched) x) as conversations`,
+     ), queued as (${INSERT_OUTBOX})
+     select (select json_agg(u) from upserted u) as contacts, (select json_agg(c) from created c) as conversations`,
     [
       w.botId, w.ownerId, w.counters.last_message_id, w.counters.last_update_id, w.counters.last_conversation_number, w.counters.last_contact_number,
-      ...contactParams(w.contacts), ...conversationParams(w.conversations), ...messageParams(w.messages), ...touchParams(w.touches),
+      ...contactParams(w.contacts), ...conversationParams(w.conversations), ...messageParams(w.messages),
       w.outbox.map((r) => r.updateId), w.outbox.map((r) => r.payload),
     ],
   );
@@ -202,18 +202,27 @@ const messageParams = (rows: IncomingMessageWrite[]) => [rows.map((r) => r.id), 
   rows.map((r) => r.contactId), rows.map((r) => r.fromId), rows.map((r) => r.text), rows.map((r) => r.metadata),
   rows.map((r) => r.clientMessageId), rows.map((r) => r.createdAt.toISOString()), rows.map((r) => r.attachments)];
 
-/** One update per known conversation for the whole batch; an incoming message reopens one (core/records.ts REOPENED_BY_INCOMING). */
-const TOUCH_CONVERSATIONS = `update conversations c set message_count = c.message_count + v.added, last_message_id = v.last_message_id,
+/**
+ * One update per known conversation for the whole batch; an incoming message reopens one
+ * (core/records.ts REOPENED_BY_INCOMING). Its own statement, custom-planned with the batch's
+ * ids, so it always probes the primary key.
+ */
+export async function touchConversationsForIncoming(db: Queryable, rows: ConversationTouch[]): Promise<DbConversation[]> {
+  if (rows.length === 0) return [];
+  return db.query<DbConversation>(
+    `update conversations c set message_count = c.message_count + v.added, last_message_id = v.last_message_id,
        last_message_at = greatest(c.last_message_at, v.latest_at),
-       status = case when c.status::text = any($39::text[]) then 'open' else c.status end,
+       status = case when c.status::text = any($6::text[]) then 'open' else c.status end,
        contact_id = coalesce(c.contact_id, v.contact_id), updated_at = now()
-     from unnest($34::uuid[], $35::int4[], $36::uuid[], $37::timestamptz[], $38::uuid[]) as v(id, added, last_message_id, latest_at, contact_id)
+     from unnest($1::uuid[], $2::int4[], $3::uuid[], $4::timestamptz[], $5::uuid[]) as v(id, added, last_message_id, latest_at, contact_id)
      -- The any() gives the planner the primary key even without statistics (PGlite has none:
      -- it hash-joined every conversation of every bot).
-     where c.id = v.id and c.id = any($34::uuid[])
-     returning ${CONVERSATION_COLUMNS}`;
-const touchParams = (rows: ConversationTouch[]) => [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId),
-  rows.map((r) => r.latestAt.toISOString()), rows.map((r) => r.contactId), REOPENED_BY_INCOMING];
+     where c.id = v.id and c.id = any($1::uuid[])
+     returning ${CONVERSATION_COLUMNS}`,
+    [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId), rows.map((r) => r.latestAt.toISOString()),
+      rows.map((r) => r.contactId), REOPENED_BY_INCOMING],
+  );
+}
 
 const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload) select $1::uuid, v.update_id, v.payload::jsonb
-     from unnest($40::int8[], $41::text[]) as v(update_id, payload)`;
+     from unnest($34::int8[], $35::text[]) as v(update_id, payload)`;
