@@ -41,6 +41,9 @@ import type { PlatformMailer } from "./delivery/mail/mailer.ts";
 import * as mail from "./domain/mail.ts";
 import * as mailChannel from "./domain/mail_channel.ts";
 import * as passwordReset from "./domain/password-reset.ts";
+import * as reports from "./domain/reports.ts";
+import * as reportCsv from "./domain/report_csv.ts";
+import { rateConversation, type RatingRequest } from "./domain/ratings.ts";
 
 /** Who calls: the signed-in user (a user token). */
 export interface Caller {
@@ -177,6 +180,7 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       pressButton: (bot: DbBot, press: Parameters<typeof pressInlineButton>[2]) => pressInlineButton(w, bot, press),
       history: (bot: DbBot, query: intake.HistoryQuery) => intake.chatHistory(w, bot, query),
       widget: (widgetKey: string, origin: string | null) => channels.widgetLook(w, widgetKey, origin),
+      rate: (bot: DbBot, body: RatingRequest) => rateConversation(w, bot, body),
     },
     /** The bot runtime API: the caller is the bot its token names. */
     runtime: {
@@ -223,6 +227,12 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       inbox: (user: Caller, session: sessions.SessionClaims, since: number | undefined, lastEventId: string | null) =>
         inboxFeed(w, user.id, since, lastEventId, async () => (await sessions.liveSession(db, user.id, session)) !== undefined),
       chat: (bot: DbBot, query: ChatFeedQuery, client: FeedClient) => chatFeed(w, bot, query, client, platform.config.rateLimits),
+    },
+    reports: {
+      summary: (user: Caller, query: reports.ReportQuery) => reports.summary(w, user.id, query),
+      series: (user: Caller, query: reports.SeriesQuery) => reports.series(w, user.id, query),
+      heatmap: (user: Caller, query: reports.ReportQuery) => reports.heatmap(w, user.id, query),
+      csv: { summary: reportCsv.summaryCsv, series: reportCsv.seriesCsv, heatmap: reportCsv.heatmapCsv },
     },
     system: {
       health: () => platform.health(),

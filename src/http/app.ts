@@ -23,6 +23,7 @@ import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -46,6 +47,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(passwordResetRoutes(services))
     .use(teamRoutes(services))
     .use(fileRoutes(services))
+    .use(ratingRoutes(services))
+    .use(reportRoutes(services))
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
     .use(formRoutes(services))
