@@ -31,12 +31,12 @@ type Step =
 async function seed(chatId: string, channel: string, createdAt: string, steps: Step[], assignee?: TestUser): Promise<string> {
   const db = client.platform.db;
   const id = randomUUID();
-  const [{ number }] = await db.query<{ number: number }>(
+  const [row] = await db.query<{ number: number }>(
     `update bots set last_conversation_number = last_conversation_number + 1 where id = $1 returning last_conversation_number as number`, [bot.id]);
   await db.query(
     `insert into conversations (id, bot_id, owner_id, number, chat_id, channel, created_at, updated_at, last_message_at)
      values ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
-    [id, bot.id, owner.id, number, chatId, channel, createdAt]);
+    [id, bot.id, owner.id, row!.number, chatId, channel, createdAt]);
   for (const step of steps) {
     if (step[0] === "status") {
       await db.query(`update conversations set status = $2, updated_at = $3 where id = $1`, [id, step[1], step[2]]);
