@@ -17,8 +17,11 @@ create table report_conversations (
   first_closed_at timestamptz,
   had_handoff boolean not null default false,
   had_operator_message boolean not null default false,
-  rating smallint
-);
+  rating smallint,
+  -- Whole seconds, computed when the row is written: reports sort integers, not timestamps.
+  first_response_s integer generated always as (extract(epoch from (first_response_at - first_in_at))::integer) stored,
+  resolution_s integer generated always as (extract(epoch from (first_closed_at - first_in_at))::integer) stored
+) with (fillfactor = 80); -- room on the page keeps the few updates per conversation HOT (no index write)
 create index report_conversations_bot_created on report_conversations (bot_id, created_at);
 
 -- Incoming messages per (bot, channel, quarter hour in UTC). A quarter hour, not an hour:

@@ -15,9 +15,6 @@ const scopeParams = (s: DbReportScope) => [s.botIds, s.from.toISOString(), s.to.
 const COHORT = `r.bot_id = any($1::uuid[]) and r.created_at >= $2::timestamptz and r.created_at < $3::timestamptz
   and ($4::text is null or r.channel = $4::text)`;
 
-const seconds = (later: string, earlier: string) => `extract(epoch from (${later} - ${earlier}))`;
-const FIRST_RESPONSE_S = seconds("r.first_response_at", "r.first_in_at");
-const RESOLUTION_S = seconds("r.first_closed_at", "r.first_in_at");
 
 /** The instant of each local wall-clock time (YYYY-MM-DD[THH:MI[:SS]]) in `tz`; throws SQLSTATE 22023 for a zone PostgreSQL does not know. */
 export async function localTimesIn(db: Queryable, tz: string, times: string[]): Promise<Date[]> {
@@ -31,10 +28,9 @@ export async function localTimesIn(db: Queryable, tz: string, times: string[]): 
 export interface DbReportSummary {
   opened: number;
   closed: number;
-  first_response_median_s: number | null;
-  first_response_p90_s: number | null;
-  resolution_median_s: number | null;
-  resolution_p90_s: number | null;
+  /** [median, p90]; null without data */
+  first_response_s: [number, number] | null;
+  resolution_s: [number, number] | null;
   contained: number;
   handed_off: number;
   csat_count: number;
@@ -45,10 +41,8 @@ export async function reportSummary(db: Queryable, scope: DbReportScope): Promis
   const rows = await db.query<DbReportSummary>(
     `select count(*)::int as opened,
        count(r.first_closed_at)::int as closed,
-       percentile_cont(0.5) within group (order by ${FIRST_RESPONSE_S}) filter (where r.first_response_at is not null) as first_response_median_s,
-       percentile_cont(0.9) within group (order by ${FIRST_RESPONSE_S}) filter (where r.first_response_at is not null) as first_response_p90_s,
-       percentile_cont(0.5) within group (order by ${RESOLUTION_S}) filter (where r.first_closed_at is not null and r.first_in_at is not null) as resolution_median_s,
-       percentile_cont(0.9) within group (order by ${RESOLUTION_S}) filter (where r.first_closed_at is not null and r.first_in_at is not null) as resolution_p90_s,
+       percentile_cont(array[0.5, 0.9]) within group (order by r.first_response_s) filter (where r.first_response_s is not null) as first_response_s,
+       percentile_cont(array[0.5, 0.9]) within group (order by r.resolution_s) filter (where r.resolution_s is not null) as resolution_s,
        count(*) filter (where r.first_closed_at is not null and not r.had_operator_message and not r.had_handoff)::int as contained,
        count(*) filter (where r.first_closed_at is not null and r.had_handoff)::int as handed_off,
        count(r.rating)::int as csat_count,
@@ -74,8 +68,8 @@ export interface DbSeriesPoint {
 
 const METRIC_VALUE: Record<ReportMetric, string> = {
   conversations: "count(*)::float8",
-  first_response: `percentile_cont(0.5) within group (order by ${FIRST_RESPONSE_S}) filter (where r.first_response_at is not null)`,
-  resolution: `percentile_cont(0.5) within group (order by ${RESOLUTION_S}) filter (where r.first_closed_at is not null and r.first_in_at is not null)`,
+  first_response: "percentile_cont(0.5) within group (order by r.first_response_s) filter (where r.first_response_s is not null)",
+  resolution: "percentile_cont(0.5) within group (order by r.resolution_s) filter (where r.resolution_s is not null)",
 };
 
 /** Who a conversation is reported under: its channel, or its assignee (e-mail), else "unassigned". */
@@ -122,8 +116,10 @@ export async function reportHeatmap(db: Queryable, scope: DbReportScope, tz: str
 
 /** Whether any conversation of these bots exists at all: tells "no data yet" from "nothing in this range". */
 export async function firstConversationAt(db: Queryable, botIds: string[]): Promise<Date | null> {
+  // One index probe per bot (min() over "= any(array)" would read every row of the bots).
   const rows = await db.query<{ at: Date | string | null }>(
-    `select min(r.created_at) as at from report_conversations r where r.bot_id = any($1::uuid[])`,
+    `select min(f.at) as at from unnest($1::uuid[]) as b(id)
+     cross join lateral (select r.created_at as at from report_conversations r where r.bot_id = b.id order by r.created_at limit 1) f`,
     [botIds],
   );
   return rows[0]?.at ? new Date(rows[0].at) : null;

@@ -131,8 +131,8 @@ export async function summary(deps: { db: Db }, userId: string, q: ReportQuery):
   const s = await reportSummary(deps.db, scope);
   return {
     conversations: { opened: s.opened, closed: s.closed },
-    first_response: { median_s: wholeSeconds(s.first_response_median_s), p90_s: wholeSeconds(s.first_response_p90_s) },
-    resolution: { median_s: wholeSeconds(s.resolution_median_s), p90_s: wholeSeconds(s.resolution_p90_s) },
+    first_response: { median_s: wholeSeconds(s.first_response_s?.[0] ?? null), p90_s: wholeSeconds(s.first_response_s?.[1] ?? null) },
+    resolution: { median_s: wholeSeconds(s.resolution_s?.[0] ?? null), p90_s: wholeSeconds(s.resolution_s?.[1] ?? null) },
     bot_containment: share(s.contained, s.closed),
     handoff_rate: share(s.handed_off, s.closed),
     csat: { count: s.csat_count, average: s.csat_average === null ? null : Math.round(s.csat_average * 100) / 100 },

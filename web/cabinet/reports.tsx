@@ -219,6 +219,7 @@ function LineFigure({ id, title, unit, series, group, csv }: {
     let gone = false;
     const chart: LineChart = {
       xs: times.map((t) => Date.parse(t) / 1000), series: keys.map((k, i) => ({ label: k, values: values[i]! })), unit, group, tz: TZ,
+      from: Date.parse(series.range.from) / 1000, to: Date.parse(series.range.to) / 1000,
     };
     loadCharts().then((charts) => {
       if (!gone && holder.current && times.length) undraw = charts.drawLine(holder.current, chart);
@@ -240,11 +241,12 @@ function LineFigure({ id, title, unit, series, group, csv }: {
       {times.length === 0 ? <p class="muted">Nothing to draw yet in this range.</p>
         : <div ref={holder} class={showTable ? "chart-canvas hidden-chart" : "chart-canvas"} aria-hidden="true" />}
       {failed && <p class="form-error">{failed}</p>}
-      <table class={showTable ? "report-table" : "report-table sr-only"}>
+      {/* A table box ignores overflow: the wrapper is what hides it from sight (not from screen readers). */}
+      <div class={showTable ? undefined : "sr-only"}><table class="report-table">
         <caption>{`${title} by ${group}`}</caption>
         <thead><tr><th scope="col">{group === "day" ? "Day" : "Hour"}</th>{keys.map((k) => <th key={k} scope="col">{k}</th>)}</tr></thead>
         <tbody>{times.map((t, i) => <tr key={t}><th scope="row">{label(t)}</th>{values.map((v, k) => <td key={k}>{cell(v[i]!)}</td>)}</tr>)}</tbody>
-      </table>
+      </table></div>
     </figure>
   );
 }

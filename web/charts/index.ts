@@ -14,6 +14,9 @@ export interface LineChart {
   /** Day or hour buckets: the axis labels follow. */
   group: "day" | "hour";
   tz: string;
+  /** The report's range in epoch seconds: the x axis spans it even with one point. */
+  from: number;
+  to: number;
 }
 
 const COLORS = ["#2563eb", "#16a34a", "#d97706", "#9333ea", "#dc2626", "#0891b2", "#4b5563", "#db2777"];
@@ -32,7 +35,10 @@ export function drawLine(el: HTMLElement, chart: LineChart): () => void {
     height: 220,
     legend: { show: true },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+    scales: {
+      x: { time: true, range: () => [chart.from, chart.to] },
+      y: { range: (_u, _min, max) => [0, Math.max(chart.unit === "seconds" ? 60 : 1, max) * 1.1] },
+    },
     axes: [
       { values: (_u, splits) => splits.map((s) => label.format(new Date(s * 1000))), space: 70 },
       { values: (_u, splits) => splits.map((s) => value(s)), size: 60 },
