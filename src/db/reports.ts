@@ -72,24 +72,28 @@ const METRIC_VALUE: Record<ReportMetric, string> = {
   resolution: "percentile_cont(0.5) within group (order by r.resolution_s) filter (where r.resolution_s is not null)",
 };
 
-/** Who a conversation is reported under: its channel, or its assignee (e-mail), else "unassigned". */
-const KEY: Record<ReportBy | "none", string> = { channel: "r.channel", agent: "coalesce(u.email, 'unassigned')", none: "null::text" };
+/** Who a conversation is reported under: its channel, or its assignee (user id, named after grouping). */
+const KEY: Record<ReportBy | "none", string> = { channel: "r.channel", agent: "a.user_id::text", none: "null::text" };
 
 /** One point per bucket (and key) with conversations; the time metrics are medians in seconds. */
 export async function reportSeries(
   db: Queryable, scope: DbReportScope, tz: string, metric: ReportMetric, group: ReportGroup, by: ReportBy | null,
 ): Promise<DbSeriesPoint[]> {
+  // The bot's assignments as a whole (hash-joined), not one probe per conversation; e-mails
+  // are looked up for the few keys left after grouping.
   const agentJoin = by === "agent"
-    ? "left join conversation_assignees a on a.conversation_id = r.conversation_id left join users u on u.id = a.user_id"
+    ? "left join (select ca.conversation_id, ca.user_id from conversation_assignees ca where ca.bot_id = any($1::uuid[])) a on a.conversation_id = r.conversation_id"
     : "";
   return db.query<DbSeriesPoint>(
     `select to_char(s.b, 'YYYY-MM-DD"T"HH24:MI:SS') as local,
-       extract(epoch from (s.b - ((s.b at time zone $5::text) at time zone 'UTC')))::int as offset_s, s.key, s.value
+       extract(epoch from (s.b - ((s.b at time zone $5::text) at time zone 'UTC')))::int as offset_s,
+       ${by === "agent" ? "coalesce(u.email, 'unassigned')" : "s.key"} as key, s.value
      from (select date_trunc($6::text, r.created_at at time zone $5::text) as b, ${KEY[by ?? "none"]} as key, ${METRIC_VALUE[metric]} as value
            from report_conversations r ${agentJoin}
            where ${COHORT} group by 1, 2) s
+     ${by === "agent" ? "left join users u on u.id::text = s.key" : ""}
      where s.value is not null
-     order by s.b, s.key`,
+     order by s.b, 3`,
     [...scopeParams(scope), tz, group],
   );
 }
