@@ -24,6 +24,7 @@ import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
 import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -47,6 +48,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(passwordResetRoutes(services))
     .use(teamRoutes(services))
     .use(fileRoutes(services))
+    .use(ratingRoutes(services))
+    .use(reportRoutes(services))
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
     .use(formRoutes(services))

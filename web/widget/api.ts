@@ -49,6 +49,8 @@ export interface Live {
   answer(a: CallbackAnswer): void;
   /** Highest message_id shown so far: where a fresh connection resumes. */
   cursor(): number;
+  /** The conversation's status, when the stream starts and when it moves (closed: ask for a rating). */
+  status(s: string): void;
 }
 
 export class Api {
@@ -97,6 +99,15 @@ export class Api {
         attachments,
         metadata: { page_url: location.href, page_title: document.title, client_message_id: clientId },
       }),
+    });
+  }
+
+  /** The visitor's 1–5 rating of the closed conversation. */
+  rate(chatId: string, rating: number, comment: string): Promise<unknown> {
+    return this.call("/api/messages/rating", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ widget_key: this.key, chat_id: chatId, rating, comment: comment || undefined }),
     });
   }
 
@@ -161,6 +172,8 @@ export class Api {
       on("typing", live.typing);
       on("operator_typing", live.typing);
       on("callback_answer", live.answer);
+      on("ready", (d) => d.status && live.status(d.status));
+      on("status", (d) => live.status(d.status));
       es.onopen = () => {
         failures = 0;
         live.state("online");

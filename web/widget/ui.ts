@@ -6,6 +6,7 @@ import { richMessages } from "./rich.ts";
 import { connectionLabel, offlineQueue, seenMemory, signed, unreachable, unreadNotice } from "./presence.ts";
 import { misconfiguration, textOn } from "./setup.ts";
 import { drawFiles, progressBar, upload, viewer } from "./files.ts";
+import { ratingPrompt } from "./rating.ts";
 
 export interface Options {
   key: string;
@@ -320,6 +321,7 @@ export function mount(options: Options): void {
       },
       answer: (a) => rich.answered(a),
       cursor: () => cursor,
+      status: ratingPrompt(log, api, chatId),
       typing: () => {
         typing ??= bubble("typing…", false);
         typing.classList.add("typing");

@@ -7,7 +7,7 @@ import type { Services } from "../../services.ts";
 import { unavailable } from "../../core/errors.ts";
 import { feature } from "../feature.ts";
 import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
-import { bundleScript, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
+import { bundleScript, CHARTS_CSS, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
 
 /** Sites cache the widget briefly so a fix reaches them within minutes; ETags make rechecks cheap. */
 const WIDGET_CACHE = "public, max-age=300";
@@ -35,6 +35,8 @@ export const webRoutes = (services: Services) => {
   };
   const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), JAVASCRIPT));
   const cabinetJs = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.cabinet), JAVASCRIPT));
+  const charts = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.charts), JAVASCRIPT));
+  const chartsCss = lazyAsset(async () => makeAsset(await readFile(CHARTS_CSS, "utf8"), "text/css; charset=utf-8"));
   const serviceWorker = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.serviceWorker), JAVASCRIPT));
   const cabinetCss = lazyAsset(async () => makeAsset(await readFile(join(WEB_DIR, "cabinet/style.css"), "utf8"), "text/css; charset=utf-8"));
   const page = lazyAsset(async () => {
@@ -57,5 +59,7 @@ export const webRoutes = (services: Services) => {
     // At the root, so the worker's default scope is the whole cabinet (no Service-Worker-Allowed).
     .get("/sw.js", async ({ request }) => serveAsset(request, await serviceWorker().catch(fail("sw.js")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.js", async ({ request }) => serveAsset(request, await cabinetJs().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
+    .get("/assets/charts.js", async ({ request }) => serveAsset(request, await charts().catch(fail("the charts")), CABINET_CACHE), HIDDEN)
+    .get("/assets/charts.css", async ({ request }) => serveAsset(request, await chartsCss().catch(fail("the charts")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.css", async ({ request }) => serveAsset(request, await cabinetCss().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN);
 };
