@@ -13,6 +13,7 @@ export const PUBLIC_CORS_PATHS: ReadonlySet<string> = new Set([
   "/api/messages/callback-query",
   "/api/files",
   "/api/widget/config",
+  "/api/widget/identity",
   "/api/integrations/sitecms/forms-plugin",
 ]);
 

@@ -27,13 +27,14 @@ export const sizeText = (n: number) =>
   n < 1024 ? `${n} B` : n < 1048576 ? `${Math.round(n / 1024)} KB` : `${(n / 1048576).toFixed(1)} MB`;
 
 /** Sends one file for the chat; `progress` gets 0..1 as it goes. Rejects with a sentence for the visitor. */
-export function upload(base: string, key: string, chatId: string, file: File, progress: (f: number) => void): Upload {
+export function upload(base: string, key: string, chatId: string, file: File, progress: (f: number) => void, claim: Record<string, string> = {}): Upload {
   const xhr = new XMLHttpRequest();
   const done = new Promise<WidgetFile>((resolve, reject) => {
     if (file.size > MAX_BYTES) return reject(new Error(`“${file.name}” is ${sizeText(file.size)}; files can be at most 20 MB.`));
     const form = new FormData();
     form.append("widget_key", key);
     form.append("chat_id", chatId);
+    for (const [name, value] of Object.entries(claim)) form.append(name, value);
     form.append("file", file, file.name);
     xhr.open("POST", `${base}/api/files`);
     xhr.upload.onprogress = (e) => e.lengthComputable && progress(e.loaded / e.total);
@@ -139,4 +140,31 @@ export function progressBar(bubble: HTMLElement, cancel: () => void): (f: number
   wrap.append(bar, stop);
   bubble.insertBefore(wrap, bubble.querySelector(".meta"));
   return (f) => (bar.value = f);
+}
+
+/** Files reach `attach` from the clip button's picker, a paste into the message box, or a drop on the panel. */
+export function acceptFiles(panel: HTMLElement, input: HTMLTextAreaElement, picker: HTMLInputElement, button: HTMLButtonElement, attach: (files: File[]) => void): void {
+  button.onclick = () => picker.click();
+  picker.onchange = () => {
+    attach([...(picker.files ?? [])]);
+    picker.value = "";
+  };
+  input.addEventListener("paste", (e) => {
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (files.length) {
+      e.preventDefault();
+      attach(files);
+    }
+  });
+  const dragging = (on: boolean) => (e: DragEvent) => {
+    if (!e.dataTransfer?.types.includes("Files")) return;
+    e.preventDefault();
+    panel.classList.toggle("drop", on);
+  };
+  panel.addEventListener("dragover", dragging(true));
+  panel.addEventListener("dragleave", dragging(false));
+  panel.addEventListener("drop", (e) => {
+    dragging(false)(e);
+    if (e.dataTransfer?.files.length) attach([...e.dataTransfer.files]);
+  });
 }
