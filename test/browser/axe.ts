@@ -30,5 +30,5 @@ export async function seriousViolations(page: Page, include?: string): Promise<s
   )) as AxeViolation[];
   return violations
     .filter((v) => REFUSED_IMPACTS.includes(v.impact ?? ""))
-    .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
+    .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ""}`).join("; ")}`);
 }
