@@ -2,6 +2,7 @@
 // serious or critical violation on any page (login, register, bots, a bot with its team,
 // the inbox with a conversation open, account), and an operator logs in, moves through the
 // conversation list, opens one and replies with the keyboard alone.
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RunningServer } from "../../src/server.ts";
@@ -20,6 +21,8 @@ describe.skipIf(skipBrowser)("cabinet accessibility", () => {
   let owner: { token: string; email: string };
   let bot: { id: string; widget_key: string };
   let conversationId: string;
+  let verifiedConversationId: string;
+  let identitySecret: string;
 
   const newPage = async () => {
     const c = await localContext(browser, blocked, { viewport: { width: 1280, height: 800 } });
@@ -70,6 +73,12 @@ describe.skipIf(skipBrowser)("cabinet accessibility", () => {
     });
     conversationId = accepted.conversation_id;
     await apiCall(server.url, "POST", "/api/messages", { widget_key: bot.widget_key, chat_id: `a11y-${crypto.randomUUID()}`, text: "Do you sell gift cards?" });
+    identitySecret = (await apiCall(server.url, "GET", `/api/bots/${bot.id}/identity-secret`, undefined, owner.token)).identity_secret;
+    const verified = await apiCall(server.url, "POST", "/api/messages", {
+      widget_key: bot.widget_key, user_id: "customer-77", user_hash: createHmac("sha256", identitySecret).update("customer-77").digest("hex"),
+      user: { name: "Vera Stone" }, text: "Signed in and asking",
+    });
+    verifiedConversationId = verified.conversation_id;
   }, SLOW_MS);
 
   afterAll(async () => {
@@ -91,6 +100,10 @@ describe.skipIf(skipBrowser)("cabinet accessibility", () => {
     await page.goto(`${server.url}/#/inbox/${conversationId}`);
     await page.locator(".messages .bubble.in", { hasText: "My parcel never arrived" }).waitFor({ timeout: UI_WAIT_MS });
     await noSeriousViolations(page, "inbox-conversation");
+    // A verified visitor's contact says so.
+    await page.goto(`${server.url}/#/inbox/${verifiedConversationId}`);
+    await page.locator(".contact .pill.verified", { hasText: "Verified" }).waitFor({ timeout: UI_WAIT_MS });
+    await noSeriousViolations(page, "inbox-verified-contact");
 
     await page.goto(`${server.url}/#/bots`);
     await page.getByRole("heading", { name: "Bots", exact: true }).waitFor({ timeout: UI_WAIT_MS });
@@ -101,6 +114,11 @@ describe.skipIf(skipBrowser)("cabinet accessibility", () => {
     await page.getByRole("heading", { name: "Team" }).waitFor({ timeout: UI_WAIT_MS });
     await page.locator("#team-title").scrollIntoViewIfNeeded();
     await noSeriousViolations(page, "bot-and-team");
+    // The owner reads the identity secret there, masked until shown.
+    const identity = page.locator(".kv", { has: page.locator(".identity-secret") });
+    await expect(identity.locator("code").textContent()).resolves.not.toContain(identitySecret);
+    await identity.getByRole("button", { name: "Show" }).click();
+    await expect(identity.locator("code").textContent()).resolves.toBe(identitySecret);
 
     await page.goto(`${server.url}/#/account`);
     await page.getByRole("heading", { name: "Account" }).first().waitFor({ timeout: UI_WAIT_MS });
