@@ -117,7 +117,7 @@ describe.skipIf(skipBrowser)("cabinet accessibility", () => {
     // The owner reads the identity secret there, masked until shown.
     const identity = page.locator(".kv", { has: page.locator(".identity-secret") });
     await expect(identity.locator("code").textContent()).resolves.not.toContain(identitySecret);
-    await identity.getByRole("button", { name: "Show" }).click();
+    await identity.getByRole("button", { name: "Reveal" }).click();
     await expect(identity.locator("code").textContent()).resolves.toBe(identitySecret);
 
     await page.goto(`${server.url}/#/account`);

@@ -40,10 +40,11 @@ export function IdentitySecretRow({ botId }: { botId: string }) {
         Logged-in users keep one conversation on every device when your server signs their id with this secret. Never put the secret in a page.
       </p>
       <div class="kv">
-        <code class="secret identity-secret">{revealed ? value : "•".repeat(24)}</code>
-        <button type="button" class="ghost small" onClick={() => setRevealed(!revealed)}>{revealed ? "Hide" : "Show"}</button>
+        {/* Worded apart from the bot token's row above (Show, Rotate): one name, one button. */}
+        <code class="identity-secret">{revealed ? value : "•".repeat(24)}</code>
+        <button type="button" class="ghost small" onClick={() => setRevealed(!revealed)}>{revealed ? "Conceal" : "Reveal"}</button>
         <CopyButton label="Copy" text={() => value} name="Copy identity secret" />
-        <button type="button" class="danger small" disabled={busy || !secret} onClick={rotate}>Rotate</button>
+        <button type="button" class="danger small" disabled={busy || !secret} onClick={rotate}>New secret</button>
       </div>
       <pre class="snippet" aria-label="Signing example"><code>{SIGNING_EXAMPLE}</code></pre>
     </>
