@@ -1,6 +1,7 @@
 // Files in the widget: uploads with progress and cancel (XMLHttpRequest, the one browser API
 // that reports upload progress), pictures as thumbnails that open full size, other files as
 // cards with a download link. Links are the server's signed urls; names go through textContent.
+import { fill, S } from "./i18n.ts";
 
 export interface WidgetFile {
   file_id: string;
@@ -73,7 +74,7 @@ export function drawFiles(bubble: HTMLElement, files: WidgetFile[], view: (f: Wi
     if (isPicture(f)) {
       const button = el("button", "thumb");
       button.type = "button";
-      button.setAttribute("aria-label", `Open ${f.name}`);
+      button.setAttribute("aria-label", fill(S.openFile, f.name));
       const img = el("img", "");
       img.alt = f.name;
       img.loading = "lazy";
@@ -91,7 +92,7 @@ export function drawFiles(bubble: HTMLElement, files: WidgetFile[], view: (f: Wi
       const card = el("a", "card");
       // The link is on the API's origin, where `download` is ignored: the server is asked instead.
       card.href = `${f.url}&download=1`;
-      card.append(el("span", "fn", f.name), el("span", "fs", `${sizeText(f.size)} · Download`));
+      card.append(el("span", "fn", f.name), el("span", "fs", `${sizeText(f.size)} · ${S.download}`));
       box.append(card);
     }
   }
@@ -104,7 +105,7 @@ export function viewer(panel: HTMLElement): (f: WidgetFile) => void {
   box.hidden = true;
   box.setAttribute("role", "dialog");
   box.setAttribute("aria-modal", "true");
-  const close = el("button", "", "Close");
+  const close = el("button", "", S.closeView);
   close.type = "button";
   box.append(close);
   box.onclick = () => (box.hidden = true);
@@ -134,7 +135,7 @@ export function progressBar(bubble: HTMLElement, cancel: () => void): (f: number
   const bar = el("progress", "");
   bar.max = 1;
   bar.value = 0;
-  const stop = el("button", "", "Cancel");
+  const stop = el("button", "", S.cancel);
   stop.type = "button";
   stop.onclick = cancel;
   wrap.append(bar, stop);

@@ -34,14 +34,19 @@ export async function loadStrings(api: string, locale: string): Promise<void> {
 /** `{n}` in a string, filled. */
 export const fill = (text: string, n: number | string) => text.replace("{n}", String(n));
 
-/** The template's fixed labels in the page's language: [selector, attribute, key]. */
+/** The fixed labels drawn before the language loaded: [selector, attribute (or "" for the text), key]. */
 const LABELS: [string, string, keyof Strings][] = [
   [".launcher", "aria-label", "open"], [".close", "aria-label", "close"], [".log", "aria-label", "messages"],
   [".att", "aria-label", "attach"], ["textarea", "aria-label", "message"], ["textarea", "placeholder", "placeholder"], [".send", "aria-label", "send"],
+  [".rk", "aria-label", "replyKeyboard"], [".alert", "aria-label", "botAlert"], [".alert button", "", "ok"], [".viewer button", "", "closeView"],
 ];
 
 export function localize(root: ShadowRoot, wrap: HTMLElement, locale: string): void {
-  for (const [selector, attribute, key] of LABELS) root.querySelector(selector)?.setAttribute(attribute, S[key]);
+  for (const [selector, attribute, key] of LABELS) {
+    const el = root.querySelector(selector);
+    if (el && attribute) el.setAttribute(attribute, S[key]);
+    else if (el) el.textContent = S[key];
+  }
   wrap.lang = locale;
   wrap.dir = isRtl(locale) ? "rtl" : "ltr";
 }
