@@ -48,6 +48,7 @@ import { afterBotHandoff, afterVisitorMessage, startTeamworkScan } from "./domai
 import * as reports from "./domain/reports.ts";
 import * as reportCsv from "./domain/report_csv.ts";
 import { rateConversation, type RatingRequest } from "./domain/ratings.ts";
+import * as identity from "./domain/identity.ts";
 
 /** Who calls: the signed-in user (a user token). */
 export interface Caller {
@@ -223,6 +224,12 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       remove: (bot: DbBot, dropPendingUpdates?: boolean) => webhooks.deleteWebhook(w, bot, dropPendingUpdates),
       deliveries: (user: Caller, botId: string, limit: number) => webhooks.listDeliveries(db, user.id, botId, limit),
       callbacks: (user: Caller, botId: string, limit: number) => webhooks.listCallbackStates(db, user.id, botId, limit),
+    },
+    /** Verified widget visitors: the owner's identity secret, and the widget's check of a visitor. */
+    identity: {
+      secret: (user: Caller, botId: string) => identity.readIdentitySecret(w, user.id, botId),
+      rotate: (user: Caller, botId: string) => identity.rotateIdentitySecret(w, user.id, botId),
+      check: (bot: DbBot, claim: identity.IdentityClaim) => identity.identify(w, bot.id, claim),
     },
     telegram: {
       call: (bot: DbBot, method: string, params: Params) => callMethod(w, bot, method, params),

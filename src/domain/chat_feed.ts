@@ -19,6 +19,7 @@ import { requireActiveChannel } from "./intake.ts";
 import type { BotDirectory } from "./directory.ts";
 import { OpenStreams, subscribeShared, type Feed, type FeedEvent, type FeedSink } from "./feed.ts";
 import type { FeedDeps } from "./inbox_feed.ts";
+import { visitorChat, type IdentityClaim, type IdentityDeps } from "./identity.ts";
 
 /** Messages read per query while catching up; a long gap is sent in several pages. */
 export const CATCH_UP_PAGE = 200;
@@ -28,7 +29,7 @@ const WIDGET_STREAMS = new OpenStreams(MAX_WIDGET_STREAMS_PER_CLIENT, "client ad
 /** Longest Last-Event-ID we parse: a bigint's digits. */
 const MAX_CURSOR_LENGTH = 20;
 
-export interface ChatFeedQuery {
+export interface ChatFeedQuery extends IdentityClaim {
   chat_id: string;
   channel?: ChannelType;
   since?: number;
@@ -63,8 +64,9 @@ export interface FeedClient {
  * (tests share one "client").
  */
 export async function chatFeed(
-  deps: FeedDeps & { bots: BotDirectory }, bot: DbBot, query: ChatFeedQuery, client: FeedClient, capped: boolean,
+  deps: FeedDeps & IdentityDeps & { bots: BotDirectory }, bot: DbBot, query: ChatFeedQuery, client: FeedClient, capped: boolean,
 ): Promise<Feed<ChatFeedEvent>> {
+  await visitorChat(deps, bot.id, query);
   const resumeFrom = parseMessageCursor(client.lastEventId) ?? query.since;
   // A switched-off channel's chats are not followed (403), as their history is not served.
   const existing = await findConversationByChat(deps.db, bot.id, query.chat_id);

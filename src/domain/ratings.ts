@@ -5,11 +5,15 @@ import type { DbBot } from "../db/bots.ts";
 import { findConversationByChat } from "../db/conversations.ts";
 import type { Db } from "../db/driver.ts";
 import { insertRating } from "../db/ratings.ts";
+import { visitorChat, type IdentityDeps } from "./identity.ts";
 
 export interface RatingRequest {
   chat_id: string;
   rating: number;
   comment?: string;
+  /** A verified user's chat is rated only with its hash, as it is read and written. */
+  user_id?: string;
+  user_hash?: string;
 }
 
 export interface RatingResult {
@@ -20,8 +24,9 @@ export interface RatingResult {
   created_at: string;
 }
 
-export async function rateConversation(deps: { db: Db }, bot: DbBot, body: RatingRequest): Promise<RatingResult> {
-  const conversation = await findConversationByChat(deps.db, bot.id, body.chat_id);
+export async function rateConversation(deps: IdentityDeps, bot: DbBot, body: RatingRequest): Promise<RatingResult> {
+  const { chatId } = await visitorChat(deps, bot.id, body);
+  const conversation = await findConversationByChat(deps.db, bot.id, chatId ?? body.chat_id);
   if (!conversation) throw notFound("conversation");
   if (conversation.status !== "closed") throw conflict("the conversation is not closed yet: it can be rated once it is closed", "not_closed");
   const comment = body.comment?.trim() ? body.comment.trim() : null;

@@ -10,6 +10,7 @@ import { formRoutes } from "./forms/routes.ts";
 import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
+import { identityRoutes } from "./widget/identity.ts";
 import { runtimeRoutes } from "./runtime/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { pushRoutes } from "./push/routes.ts";
@@ -52,6 +53,7 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(reportRoutes(services))
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
+    .use(identityRoutes(services))
     .use(formRoutes(services))
     .use(inboxRoutes(services))
     .use(runtimeRoutes(services))

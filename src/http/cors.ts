@@ -14,6 +14,7 @@ export const PUBLIC_CORS_PATHS: ReadonlySet<string> = new Set([
   "/api/messages/rating",
   "/api/files",
   "/api/widget/config",
+  "/api/widget/identity",
   "/api/integrations/sitecms/forms-plugin",
 ]);
 

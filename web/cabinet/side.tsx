@@ -25,6 +25,7 @@ export function ContactPanel({ detail, files }: { detail: ConversationDetail; fi
         {contact?.email && <Entry label="E-mail">{contact.email}</Entry>}
         {contact?.phone && <Entry label="Phone">{contact.phone}</Entry>}
         {contact?.external_user_id && <Entry label="External id"><code>{contact.external_user_id}</code></Entry>}
+        {contact?.verified && <Entry label="Identity"><span class="pill verified" title="The site signed this user's id with the bot's identity secret">Verified</span></Entry>}
         <Entry label="Channel">{detail.channel}</Entry>
         <Entry label="Chat id"><code>{detail.chat_id}</code></Entry>
         {page?.url ? <Entry label="Page"><PageLink url={page.url} title={page.title} /></Entry> : page?.title ? <Entry label="Page">{page.title}</Entry> : null}

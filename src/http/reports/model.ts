@@ -6,7 +6,7 @@ import type {
 import type { RatingRequest as RatingInput, RatingResult as RatingRecord } from "../../domain/ratings.ts";
 import { MAX_RATING_COMMENT_LENGTH } from "../../core/limits.ts";
 import { oneOf } from "../feature.ts";
-import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
+import { MAX_EXTERNAL_ID_LENGTH, UserHash } from "../messages/model.ts";
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
@@ -87,6 +87,8 @@ export const RatingRequest = t.Object(
     chat_id: t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH }),
     rating: t.Integer({ minimum: 1, maximum: 5 }),
     comment: t.Optional(t.String({ maxLength: MAX_RATING_COMMENT_LENGTH })),
+    user_id: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH, description: "With user_hash: the verified user whose chat this is" })),
+    user_hash: t.Optional(UserHash),
   },
   { title: "RatingRequest", examples: [{ widget_key: "wk_3Jf8sQ2LmN", chat_id: "visitor-42", rating: 5, comment: "Quick and friendly" }] },
 );

@@ -8,6 +8,7 @@ import { unavailable } from "../../core/errors.ts";
 import { feature } from "../feature.ts";
 import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
 import { bundleScript, CHARTS_CSS, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
+import { LOCALES as WIDGET_LOCALES } from "../../../web/widget/i18n.ts";
 
 /** Sites cache the widget briefly so a fix reaches them within minutes; ETags make rechecks cheap. */
 const WIDGET_CACHE = "public, max-age=300";
@@ -38,6 +39,9 @@ export const webRoutes = (services: Services) => {
   const charts = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.charts), JAVASCRIPT));
   const chartsCss = lazyAsset(async () => makeAsset(await readFile(CHARTS_CSS, "utf8"), "text/css; charset=utf-8"));
   const serviceWorker = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.serviceWorker), JAVASCRIPT));
+  // The widget's languages other than English: fetched by pages that need one (web/widget/i18n.ts).
+  const locales = new Map(WIDGET_LOCALES.map((lang) => [lang, lazyAsset(async () =>
+    makeAsset(JSON.stringify(JSON.parse(await readFile(join(WEB_DIR, `widget/locales/${lang}.json`), "utf8"))), "application/json; charset=utf-8"))]));
   const cabinetCss = lazyAsset(async () => makeAsset(await readFile(join(WEB_DIR, "cabinet/style.css"), "utf8"), "text/css; charset=utf-8"));
   const page = lazyAsset(async () => {
     const html = await readFile(join(WEB_DIR, "cabinet/index.html"), "utf8");
@@ -49,6 +53,17 @@ export const webRoutes = (services: Services) => {
       const response = serveAsset(request, await widget().catch(fail("widget.js")), WIDGET_CACHE);
       // Pages that isolate themselves (COEP) may still load the widget from our origin.
       response.headers.set("cross-origin-resource-policy", "cross-origin");
+      return response;
+    }, HIDDEN)
+    .get("/widget/locales/:file", async ({ request, params, set }) => {
+      const locale = locales.get(params.file.replace(/\.json$/, ""));
+      if (!locale || !params.file.endsWith(".json")) {
+        set.status = 404;
+        return { ok: false, error: "no such widget language", error_code: 404 };
+      }
+      const response = serveAsset(request, await locale().catch(fail("the widget's language")), WIDGET_CACHE);
+      response.headers.set("cross-origin-resource-policy", "cross-origin");
+      response.headers.set("access-control-allow-origin", "*");
       return response;
     }, HIDDEN)
     .get("/", async ({ request }) => {
