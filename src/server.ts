@@ -10,6 +10,7 @@ import { runProcess, startWorkerRole, type Role, type Running } from "./process.
 import { startWebhookWorker } from "./workers/webhook.ts";
 import { startMailWorker } from "./workers/mail.ts";
 import { startPushWorker } from "./workers/push.ts";
+import { startControlSocket } from "./backup/control.ts";
 
 export type { Role } from "./process.ts";
 
@@ -47,6 +48,8 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     throw err;
   }
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
+  // Embedded on DATA_DIR: `npm run backup` asks this process for the database's snapshot.
+  const control = config.mode === "embedded" && !options.inMemory && !options.db ? startControlSocket(config.dataDir, platform.db, logger) : undefined;
   let stopped: Promise<void> | undefined;
   return {
     url,
@@ -55,6 +58,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     stop() {
       stopped ??= (async () => {
         state.draining = true;
+        control?.stop();
         platform.beginShutdown();
         const drained = server.stop(false);
         await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);

@@ -14,7 +14,7 @@ export * from "./services.ts";
 export * from "./traffic.ts";
 export * from "./receiver.ts";
 
-const BUN = join(ROOT, "node_modules/.bin/bun");
+export const BUN = join(ROOT, "node_modules/.bin/bun");
 /** Same for every process: user tokens and encrypted bot tokens must survive a restart. */
 const JWT_SECRET = "chaos-suite-jwt-secret-0123456789-abcdefghij";
 
@@ -48,7 +48,7 @@ export interface Services {
  * LOG_LEVEL info, not warn: the only info lines are the start line and the outbox relay's
  * "republished" line, both wanted when reading a failure.
  */
-function productEnv(extra: Record<string, string>): Record<string, string> {
+export function productEnv(extra: Record<string, string>): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/root",
