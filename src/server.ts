@@ -48,6 +48,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     throw err;
   }
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
+  const retention = services.privacy.startRetention();
   // Embedded on DATA_DIR: `npm run backup` asks this process for the database's snapshot.
   const control = config.mode === "embedded" && !options.inMemory && !options.db ? startControlSocket(config.dataDir, platform.db, logger) : undefined;
   let stopped: Promise<void> | undefined;
@@ -59,6 +60,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
       stopped ??= (async () => {
         state.draining = true;
         control?.stop();
+        await retention.stop();
         platform.beginShutdown();
         const drained = server.stop(false);
         await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);

@@ -41,6 +41,7 @@ import type { PlatformMailer } from "./delivery/mail/mailer.ts";
 import * as mail from "./domain/mail.ts";
 import * as mailChannel from "./domain/mail_channel.ts";
 import * as passwordReset from "./domain/password-reset.ts";
+import * as erasure from "./domain/erasure.ts";
 
 /** Who calls: the signed-in user (a user token). */
 export interface Caller {
@@ -223,6 +224,19 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       inbox: (user: Caller, session: sessions.SessionClaims, since: number | undefined, lastEventId: string | null) =>
         inboxFeed(w, user.id, since, lastEventId, async () => (await sessions.liveSession(db, user.id, session)) !== undefined),
       chat: (bot: DbBot, query: ChatFeedQuery, client: FeedClient) => chatFeed(w, bot, query, client, platform.config.rateLimits),
+    },
+    /** Erasure on request and each bot's retention period. */
+    privacy: {
+      eraseContact: (user: Caller, contactId: string) => erasure.eraseContact(w, user.id, contactId),
+      retention: (user: Caller, botId: string) => erasure.botRetention(db, user.id, botId),
+      setRetention: (user: Caller, botId: string, days: number | null) => erasure.setBotRetention(db, user.id, botId, days),
+      /** The periodic retention pass: every web process starts it, the lease lets one run each pass. */
+      startRetention: (intervalMs?: number) =>
+        erasure.startRetention({
+          db, files: w.files, leases: platform.leases, holder: `retention-${platform.id}`, now: platform.now,
+          onError: (err) => w.logger.warn({ err: String(err) }, "retention pass failed; the next one retries"),
+          onErased: (counts) => w.logger.info(counts, "retention deleted closed conversations past their bot's retention period"),
+        }, intervalMs),
     },
     system: {
       health: () => platform.health(),

@@ -23,6 +23,7 @@ import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { erasureRoutes } from "./contacts/erase.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -55,7 +56,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(pushRoutes(services))
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
-    .use(webRoutes(services));
+    .use(webRoutes(services))
+    .use(erasureRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;
