@@ -227,13 +227,13 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
     },
     /** Erasure on request and each bot's retention period. */
     privacy: {
-      eraseContact: (user: Caller, contactId: string) => erasure.eraseContact(w, user.id, contactId),
+      eraseContact: (user: Caller, contactId: string) => erasure.eraseContact({ db, files: w.files, updates: platform.updates }, user.id, contactId),
       retention: (user: Caller, botId: string) => erasure.botRetention(db, user.id, botId),
       setRetention: (user: Caller, botId: string, days: number | null) => erasure.setBotRetention(db, user.id, botId, days),
       /** The periodic retention pass: every web process starts it, the lease lets one run each pass. */
       startRetention: (intervalMs?: number) =>
         erasure.startRetention({
-          db, files: w.files, leases: platform.leases, holder: `retention-${platform.id}`, now: platform.now,
+          db, files: w.files, updates: platform.updates, leases: platform.leases, holder: `retention-${platform.id}`, now: platform.now,
           onError: (err) => w.logger.warn({ err: String(err) }, "retention pass failed; the next one retries"),
           onErased: (counts) => w.logger.info(counts, "retention deleted closed conversations past their bot's retention period"),
         }, intervalMs),

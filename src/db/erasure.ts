@@ -30,7 +30,7 @@ const PAYLOAD_CHAT = `coalesce(payload #>> '{message,chat,id}', payload #>> '{ed
  * Deletes the given conversations of one bot and everything tied to them; returns the ids of
  * files whose bytes the caller removes from the store after commit.
  */
-export async function eraseConversations(tx: Queryable, botId: string, conversationIds: string[], extraMessageFilter?: { contactId: string }): Promise<ErasedCounts & { fileIds: string[] }> {
+export async function eraseConversations(tx: Queryable, botId: string, conversationIds: string[], extraMessageFilter?: { contactId: string }): Promise<ErasedCounts & { fileIds: string[]; chatIds: string[] }> {
   const chats = (await tx.query<{ chat_id: string }>(`select chat_id from conversations where bot_id = $1 and id = any($2::uuid[])`, [botId, conversationIds])).map((r) => r.chat_id);
   const messageIds = (await tx.query<{ id: string }>(
     `select id from messages where bot_id = $1 and (conversation_id = any($2::uuid[]) or ($3::uuid is not null and contact_id = $3::uuid))`,
@@ -47,7 +47,7 @@ export async function eraseConversations(tx: Queryable, botId: string, conversat
   await tx.query(`delete from messages where id = any($1::uuid[])`, [messageIds]);
   await tx.query(`delete from conversations where bot_id = $1 and id = any($2::uuid[])`, [botId, conversationIds]);
   await tx.query(`delete from files where id = any($1::uuid[])`, [fileIds]);
-  return { conversations: conversationIds.length, messages: messageIds.length, files: fileIds.length, fileIds };
+  return { conversations: conversationIds.length, messages: messageIds.length, files: fileIds.length, fileIds, chatIds: chats };
 }
 
 export async function contactConversationIds(db: Queryable, botId: string, contactId: string): Promise<string[]> {

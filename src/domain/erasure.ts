@@ -13,12 +13,20 @@ import {
 } from "../db/erasure.ts";
 import type { FileStore } from "../files/store.ts";
 import type { Leases } from "../leases/leases.ts";
+import type { UpdateLog } from "../updates/log.ts";
 import { removeStoredFiles } from "./files.ts";
 import { requireMember } from "./members.ts";
 
 export interface ErasureDeps {
   db: Db;
   files: FileStore;
+  /** The update log outside the database (JetStream) keeps payloads of those chats' pending updates. */
+  updates: Pick<UpdateLog, "eraseChats">;
+}
+
+/** After commit: what lives outside the database. A failure leaves bytes the sweep removes, and updates that expire within 24 h. */
+async function eraseOutside(deps: ErasureDeps, botId: string, erased: { fileIds: string[]; chatIds: string[] }): Promise<void> {
+  await Promise.allSettled([removeStoredFiles(deps.files, erased.fileIds), deps.updates.eraseChats(botId, erased.chatIds)]);
 }
 
 /** Why: one retention pass deletes at most this many conversations, so its transaction stays short; the next pass goes on. */
@@ -50,8 +58,7 @@ export async function eraseContact(deps: ErasureDeps, userId: string, contactId:
     await recordErasure(tx, contact.bot_id, userId, "request", counts);
     return counts;
   });
-  // Committed; a store that fails here leaves bytes with no row, which the file sweep removes.
-  await removeStoredFiles(deps.files, erased.fileIds).catch(() => undefined);
+  await eraseOutside(deps, contact.bot_id, erased);
   return { contact_id: contact.id, conversations: erased.conversations, messages: erased.messages, files: erased.files };
 }
 
@@ -80,7 +87,7 @@ export async function applyRetention(deps: ErasureDeps, now: Date): Promise<Eras
       await recordErasure(tx, bot_id, null, "retention", counts);
       return counts;
     });
-    await removeStoredFiles(deps.files, erased.fileIds).catch(() => undefined);
+    await eraseOutside(deps, bot_id, erased);
     total.conversations += erased.conversations;
     total.messages += erased.messages;
     total.files += erased.files;

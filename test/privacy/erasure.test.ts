@@ -3,6 +3,7 @@
 // of the database (every row as text) and every object of the file store are scanned for
 // them, and the inbox search is asked: nothing is left. A bystander's markers stay.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { natsNames } from "../../src/core/subjects.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 const tag = () => `mk${Math.random().toString(36).slice(2, 10)}`;
@@ -18,6 +19,26 @@ async function storeHolds(client: Client, marker: string): Promise<string[]> {
     if (Buffer.from(bytes).includes(Buffer.from(needle))) hits.push(key);
   }
   return hits;
+}
+
+/** What the bot could still be handed (both modes), and in production every stored message of its subject. */
+async function logHolds(client: Client, botId: string, marker: string): Promise<boolean> {
+  if (JSON.stringify(await client.platform.updates.read(botId, 0, 1000)).includes(marker)) return true;
+  const nc = client.platform.nats;
+  if (!nc) return false;
+  const jsm = await nc.jetstreamManager();
+  const stream = natsNames(client.platform.config.natsPrefix).updatesStream;
+  const subject = (await jsm.streams.info(stream)).config.subjects[0]!.replace("*", botId);
+  for (let seq = 1; ;) {
+    let stored;
+    try {
+      stored = await jsm.streams.getMessage(stream, { next_by_subj: subject, seq } as unknown as { seq: number });
+    } catch {
+      return false;
+    }
+    if (new TextDecoder().decode(stored.data).includes(marker)) return true;
+    seq = stored.seq + 1;
+  }
 }
 
 async function tablesHolding(client: Client, marker: string): Promise<string[]> {
@@ -89,6 +110,8 @@ describe("erasure of a contact", () => {
     // Planted: each marker is somewhere (the file's only in the store).
     for (const p of [...erased, bystander!]) for (const m of p.markers) expect((await tablesHolding(client, m)).length + (await storeHolds(client, m)).length).toBeGreaterThan(0);
     expect(await storeHolds(client, erased[0]!.markers[2]!)).toHaveLength(1);
+    // The bot has not polled: the visitor's text waits in the update log.
+    expect(await logHolds(client, bot.id, erased[0]!.markers[1]!)).toBe(true);
 
     for (const p of erased) {
       const res = await client.post(`/api/contacts/${p.contactId}/erase`, undefined, owner.token);
@@ -101,6 +124,7 @@ describe("erasure of a contact", () => {
     for (const m of erased.flatMap((p) => p.markers)) {
       for (const t of await tablesHolding(client, m)) left.push(`${m} in table ${t}`);
       for (const key of await storeHolds(client, m)) left.push(`${m} in stored file ${key}`);
+      if (await logHolds(client, bot.id, m)) left.push(`${m} in the update log`);
       const search = await client.get(`/api/inbox?bot_id=${bot.id}&q=${m}`, owner.token);
       if (search.body.result.length) left.push(`${m} found by inbox search`);
     }
@@ -110,6 +134,7 @@ describe("erasure of a contact", () => {
     expect((await client.get(`/api/messages?bot_id=${bot.id}&chat_id=${erased[0]!.chatId}`)).body.result).toEqual([]);
     expect((await client.get(`/api/messages?bot_id=${bot.id}&chat_id=${bystander!.chatId}`)).body.result).toHaveLength(2);
     for (const m of bystander!.markers) expect((await tablesHolding(client, m)).length + (await storeHolds(client, m)).length).toBeGreaterThan(0);
+    expect(await logHolds(client, bot.id, bystander!.markers[1]!)).toBe(true);
     expect(await storeHolds(client, bystander!.markers[2]!)).toHaveLength(1);
 
     // Recorded, without personal data.
