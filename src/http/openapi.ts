@@ -27,6 +27,7 @@ export const TAGS = [
   { name: "Live streams", description: "Server-Sent Events for the widget and the cabinet inbox, resumable by Last-Event-ID" },
   { name: "Push", description: "Operator push notifications (Web Push)" },
   { name: "Files", description: "Uploads by visitors, operators and bots, and the signed links to their bytes" },
+  { name: "Privacy", description: "Erasing a contact (right to be forgotten) and each bot's retention period" },
 ];
 
 /** Elysia's stand-in for an integer it may coerce from a query string: `string (format integer, default 0)`. */
