@@ -66,7 +66,7 @@ async function scenario(name: string, deployment: Deployment): Promise<void> {
   // Bounded load that spans the backup; nobody reads it before the backup.
   const during = new Load({ urls: urlsA, bot, senders: 4, chatsPerSender: 2, messages: 400, pauseMs: 15, deadlineMs: 60_000 });
   const sending = during.start();
-  await waitFor("100 messages acknowledged under load", () => during.acked.size >= 100, 30_000);
+  await waitFor("100 messages acknowledged under load", () => during.acked.size >= 100, 60_000);
   const backupStartedAt = Date.now();
   const file = join(tempDir(`${name}-backup`), "backup.tar.gz");
   const backupSaid = await deployment.backup(file);
@@ -118,16 +118,16 @@ async function scenario(name: string, deployment: Deployment): Promise<void> {
 chaosTest("embedded: backup of a serving DATA_DIR under load, restore into an empty one", async () => {
   const dirA = tempDir("backup-a");
   const dirB = tempDir("backup-b");
-  const a = await embeddedProcess("backup.embedded-a", dirA).up();
+  const a = await embeddedProcess("backup.embedded-a", dirA).up(60_000);
   await scenario("embedded", {
     original: a,
     backup: (file) => cli("backup", file, { DATA_DIR: dirA }),
     async restore(file) {
       const said = await cli("restore", file, { DATA_DIR: dirB });
-      return { said, restored: await embeddedProcess("backup.embedded-b", dirB).up() };
+      return { said, restored: await embeddedProcess("backup.embedded-b", dirB).up(60_000) };
     },
   });
-}, { timeoutMs: 180_000, services: false });
+}, { timeoutMs: 240_000, services: false });
 
 chaosTest("production: pg_dump + update log + file store under load, restore into a new database and NATS_PREFIX", async () => {
   const pg = new PrivatePostgres("backup");
@@ -135,7 +135,7 @@ chaosTest("production: pg_dump + update log + file store under load, restore int
   await Promise.all([pg.start(), nats.start()]);
   const services = { databaseUrl: pg.url, natsUrl: nats.url };
   await migrate("backup", services);
-  const a = await webProcess("backup.web-a", services).up();
+  const a = await webProcess("backup.web-a", services).up(60_000);
   const env = { DATABASE_URL: pg.url, NATS_URL: nats.url };
   const restoredUrl = pg.url.replace(/\/postgres$/, "/restored");
   await scenario("production", {
@@ -146,7 +146,7 @@ chaosTest("production: pg_dump + update log + file store under load, restore int
       if ((await create.exited) !== 0) throw new Error(`createdb: ${await new Response(create.stderr).text()}`);
       const target = { DATABASE_URL: restoredUrl, NATS_URL: nats.url, NATS_PREFIX: "restored" };
       const said = await cli("restore", file, target);
-      return { said, restored: await webProcess("backup.web-b", { databaseUrl: restoredUrl, natsUrl: nats.url }, { NATS_PREFIX: "restored" }).up() };
+      return { said, restored: await webProcess("backup.web-b", { databaseUrl: restoredUrl, natsUrl: nats.url }, { NATS_PREFIX: "restored" }).up(60_000) };
     },
   });
-}, { timeoutMs: 180_000, services: true });
+}, { timeoutMs: 240_000, services: true });
