@@ -200,13 +200,19 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
 /** Median of the numbers: one sample's GC spike does not decide a verdict. */
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-/** RSS growth of each process from the first `warmupMs` to the end, medians of 3 samples each. */
+/**
+ * RSS growth of each process after `warmupMs`: the median of the last third of the samples
+ * against the median of the first third. RSS follows the collector's sawtooth (a 30-minute
+ * run swung 127–160 MB with no trend), so single samples or three-sample medians measure
+ * where the saw happened to be, not a leak; a third of the run is many teeth.
+ */
 export function rssGrowth(samples: Sample[], warmupMs: number): Record<string, number> {
   const after = samples.filter((s) => s.at_s * 1000 >= warmupMs);
+  const third = Math.max(1, Math.floor(after.length / 3));
   const out: Record<string, number> = {};
   for (const name of Object.keys(samples[0]?.rss_mb ?? {})) {
-    const first = median(after.slice(0, 3).map((s) => s.rss_mb[name]!));
-    const last = median(after.slice(-3).map((s) => s.rss_mb[name]!));
+    const first = median(after.slice(0, third).map((s) => s.rss_mb[name]!));
+    const last = median(after.slice(-third).map((s) => s.rss_mb[name]!));
     out[name] = first ? (last - first) / first : 0;
   }
   return out;
