@@ -80,11 +80,13 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
       stopped ??= (async () => {
         state.draining = true;
         control?.stop();
-        await retention.stop();
+        // A pass under way finishes before the database closes; it does not delay the drain.
+        const retentionStopped = retention.stop();
         platform.beginShutdown();
         const drained = server.stop(false);
         await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);
         server.stop(true);
+        await retentionStopped;
         await platform.close();
       })();
       return stopped;
