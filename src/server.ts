@@ -10,6 +10,7 @@ import { runProcess, startWorkerRole, type Role, type Running } from "./process.
 import { startWebhookWorker } from "./workers/webhook.ts";
 import { startMailWorker } from "./workers/mail.ts";
 import { startPushWorker } from "./workers/push.ts";
+import { startControlSocket } from "./backup/control.ts";
 
 export type { Role } from "./process.ts";
 
@@ -69,6 +70,9 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
   // Snoozes due, routing and reassignment: every web process scans (each step is multi-process safe).
   const teamScan = services.teamwork.scan();
+  const retention = services.privacy.startRetention();
+  // Embedded on DATA_DIR: `npm run backup` asks this process for the database's snapshot.
+  const control = config.mode === "embedded" && !options.inMemory && !options.db ? startControlSocket(config.dataDir, platform.db, logger) : undefined;
   let stopped: Promise<void> | undefined;
   return {
     url,
@@ -77,11 +81,15 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     stop() {
       stopped ??= (async () => {
         state.draining = true;
+        control?.stop();
+        // A pass under way finishes before the database closes; it does not delay the drain.
+        const retentionStopped = retention.stop();
         platform.beginShutdown();
         const drained = server.stop(false);
         await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);
         server.stop(true);
         await teamScan.stop();
+        await retentionStopped;
         await platform.close();
       })();
       return stopped;

@@ -49,6 +49,7 @@ import * as reports from "./domain/reports.ts";
 import * as reportCsv from "./domain/report_csv.ts";
 import { rateConversation, type RatingRequest } from "./domain/ratings.ts";
 import * as identity from "./domain/identity.ts";
+import * as erasure from "./domain/erasure.ts";
 
 /** Who calls: the signed-in user (a user token). */
 export interface Caller {
@@ -271,6 +272,19 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       series: (user: Caller, query: reports.SeriesQuery) => reports.series(w, user.id, query),
       heatmap: (user: Caller, query: reports.ReportQuery) => reports.heatmap(w, user.id, query),
       csv: { summary: reportCsv.summaryCsv, series: reportCsv.seriesCsv, heatmap: reportCsv.heatmapCsv },
+    },
+    /** Erasure on request and each bot's retention period. */
+    privacy: {
+      eraseContact: (user: Caller, contactId: string) => erasure.eraseContact({ db, files: w.files, updates: platform.updates }, user.id, contactId),
+      retention: (user: Caller, botId: string) => erasure.botRetention(db, user.id, botId),
+      setRetention: (user: Caller, botId: string, days: number | null) => erasure.setBotRetention(db, user.id, botId, days),
+      /** The periodic retention pass: every web process starts it, the lease lets one run each pass. */
+      startRetention: (intervalMs?: number) =>
+        erasure.startRetention({
+          db, files: w.files, updates: platform.updates, leases: platform.leases, holder: `retention-${platform.id}`, now: platform.now,
+          onError: (err) => w.logger.warn({ err: String(err) }, "retention pass failed; the next one retries"),
+          onErased: (counts) => w.logger.info(counts, "retention deleted closed conversations past their bot's retention period"),
+        }, intervalMs),
     },
     system: {
       health: () => platform.health(),

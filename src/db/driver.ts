@@ -22,6 +22,11 @@ export interface Db extends Queryable {
   transactionCommitBehind<T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>): Promise<T>;
   /** Answers quickly whether the database is reachable (for /readyz). */
   ping(): Promise<boolean>;
+  /**
+   * Embedded only: a gzipped tarball of the data directory taken between two statements, so
+   * it is crash-consistent (what a restart after kill -9 would recover); `npm run backup`.
+   */
+  snapshot?(): Promise<Blob>;
   close(): Promise<void>;
 }
 

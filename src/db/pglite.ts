@@ -18,6 +18,14 @@ const EMBEDDED_MEMORY_SETTINGS = [
   "wal_buffers=1MB",
 ];
 
+/** Creates a data directory from a snapshot (Db.snapshot) and closes it: `npm run restore`. */
+export async function restorePglite(dataDir: string, snapshot: Blob): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, loadDataDir: snapshot });
+  await pg.query("select 1");
+  await pg.close();
+}
+
 /** Opens the embedded database; `dataDir` undefined keeps it in memory (tests). */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -46,6 +54,11 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     },
     async ping() {
       return !pg.closed;
+    },
+    async snapshot() {
+      // A checkpoint first, so the tarball needs little WAL replay when it is restored.
+      await pg.exec("checkpoint");
+      return pg.dumpDataDir("gzip");
     },
     async close() {
       if (!pg.closed) await pg.close();

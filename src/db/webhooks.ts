@@ -270,8 +270,15 @@ export async function listAttempts(db: Queryable, botId: string, limit: number):
   );
 }
 
-export async function pruneAttempts(db: Queryable, before: Date): Promise<void> {
+/** Deletes attempts older than `before`, and beyond each bot's latest `keepPerBot`. */
+export async function pruneAttempts(db: Queryable, before: Date, keepPerBot: number): Promise<void> {
   await db.query(`delete from delivery_attempts where attempted_at < $1`, [before]);
+  await db.query(
+    `delete from delivery_attempts d using (
+       select id from (select id, row_number() over (partition by bot_id order by id desc) as rn from delivery_attempts) ranked where rn > $1
+     ) beyond where d.id = beyond.id`,
+    [keepPerBot],
+  );
 }
 
 // ---- webhook delivery beyond the confirmed watermark (sql/007_webhook_delivered.sql) -------

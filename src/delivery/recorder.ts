@@ -11,6 +11,11 @@ export const ATTEMPT_FLUSH_MS = 200;
 export const ATTEMPT_BATCH = 500;
 /** Why: a week of history answers "what happened last week", older rows are noise. */
 export const ATTEMPT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Why: a week of a busy bot (or of a receiver failing every retry) would be millions of rows;
+ * the cabinet lists the latest 100, and this many is still hours of a flood's history.
+ */
+export const ATTEMPTS_KEPT_PER_BOT = 10_000;
 /** Why: pruning once an hour keeps the table bounded without a delete per insert. */
 export const ATTEMPT_PRUNE_INTERVAL_MS = 3600 * 1000;
 
@@ -28,7 +33,7 @@ export class AttemptRecorder {
   ) {
     this.flushTimer = setInterval(() => void this.flush(), ATTEMPT_FLUSH_MS);
     this.pruneTimer = setInterval(() => {
-      pruneAttempts(db, new Date(Date.now() - ATTEMPT_RETENTION_MS)).catch((err) => logger.warn({ err }, "pruning the delivery log failed"));
+      pruneAttempts(db, new Date(Date.now() - ATTEMPT_RETENTION_MS), ATTEMPTS_KEPT_PER_BOT).catch((err) => logger.warn({ err }, "pruning the delivery log failed"));
     }, ATTEMPT_PRUNE_INTERVAL_MS);
   }
 

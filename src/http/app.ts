@@ -26,6 +26,7 @@ import { teamRoutes } from "./team/routes.ts";
 import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
+import { erasureRoutes } from "./contacts/erase.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -62,7 +63,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
     .use(webRoutes(services))
-    .use(workflowRoutes(services));
+    .use(workflowRoutes(services))
+    .use(erasureRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -31,6 +31,7 @@ import {
 import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
+import { messageOfUpdate } from "../core/updates.ts";
 import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
 
 /** Names without NATS_PREFIX; a prefixed deployment passes its own `names`. */
@@ -228,6 +229,32 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
     async pendingCount(botId) {
       ensureOpen();
       return (await pending(botId)).entries.length;
+    },
+
+    async eraseChats(botId, chatIds) {
+      ensureOpen();
+      const chats = new Set(chatIds);
+      let erased = 0;
+      // Every message still stored on the bot's subject (confirmed ones not yet purged and
+      // repeats too), not only the pending ones the index hands out.
+      for (let seq = 1; ;) {
+        let stored;
+        try {
+          stored = await jsm.streams.getMessage(UPDATES_STREAM, { next_by_subj: updatesSubject(botId), seq } as unknown as { seq: number });
+        } catch (err) {
+          if (isNotFound(err)) break;
+          throw err;
+        }
+        const chat = messageOfUpdate(codec.decode(stored.data))?.chat?.id;
+        if (chat !== undefined && chats.has(String(chat))) {
+          // erase: the server overwrites the stored bytes, not only the index entry.
+          await jsm.streams.deleteMessage(UPDATES_STREAM, stored.seq, true);
+          index.discard(botId, stored.seq);
+          erased++;
+        }
+        seq = stored.seq + 1;
+      }
+      return erased;
     },
 
     async drop(botId) {

@@ -44,6 +44,11 @@ export interface UpdateLog {
   confirmedBelow(botId: string): Promise<number>;
   /** Unconfirmed, unexpired updates (WebhookInfo.pending_update_count). */
   pendingCount(botId: string): Promise<number>;
+  /**
+   * Erasure: removes for good every stored update of the bot whose message is in one of
+   * these chats (payload included); returns how many. Readers see a gap there, like a confirm.
+   */
+  eraseChats(botId: string, chatIds: string[]): Promise<number>;
   /** Forgets everything pending now (drop_pending_updates). */
   drop(botId: string): Promise<void>;
   /** Stops background work; the database or NATS connection stays open (its owner closes it). */

@@ -42,6 +42,15 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
       await log.appendMany(botId, [update]);
     },
 
+    async eraseChats(botId, chatIds) {
+      const rows = await db.query(
+        `delete from update_log where bot_id = $1 and coalesce(payload #>> '{message,chat,id}', payload #>> '{edited_message,chat,id}',
+           payload #>> '{operator_message,chat,id}', payload #>> '{callback_query,message,chat,id}') = any($2::text[]) returning 1`,
+        [botId, chatIds],
+      );
+      return rows.length;
+    },
+
     async appendMany(botId, updates) {
       await log.appendWithin(db, botId, updates);
     },

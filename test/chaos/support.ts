@@ -14,7 +14,7 @@ export * from "./services.ts";
 export * from "./traffic.ts";
 export * from "./receiver.ts";
 
-const BUN = join(ROOT, "node_modules/.bin/bun");
+export const BUN = join(ROOT, "node_modules/.bin/bun");
 /** Same for every process: user tokens and encrypted bot tokens must survive a restart. */
 const JWT_SECRET = "chaos-suite-jwt-secret-0123456789-abcdefghij";
 
@@ -48,7 +48,7 @@ export interface Services {
  * LOG_LEVEL info, not warn: the only info lines are the start line and the outbox relay's
  * "republished" line, both wanted when reading a failure.
  */
-function productEnv(extra: Record<string, string>): Record<string, string> {
+export function productEnv(extra: Record<string, string>): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/root",
@@ -60,8 +60,8 @@ function productEnv(extra: Record<string, string>): Record<string, string> {
   };
 }
 
-export async function migrate(scenario: string, services: Services): Promise<void> {
-  const proc = new Proc(`${scenario}.release`, [BUN, "src/release.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl }));
+export async function migrate(scenario: string, services: Services, cwd: string = ROOT): Promise<void> {
+  const proc = new Proc(`${scenario}.release`, [BUN, "src/release.ts"], productEnv({ DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl }), cwd);
   proc.start();
   const code = await proc.child!.exited;
   if (code !== 0) throw new Error(`release (migrate) exited with ${code}\n${proc.tail()}`);
@@ -72,9 +72,9 @@ export class WebProc extends Proc {
   readonly port: number;
   readonly url: string;
 
-  constructor(name: string, entry: string, env: Record<string, string>) {
+  constructor(name: string, entry: string, env: Record<string, string>, cwd: string = ROOT) {
     const port = freePort();
-    super(name, [BUN, entry], productEnv({ ...env, PORT: String(port), HOST: "127.0.0.1" }));
+    super(name, [BUN, entry], productEnv({ ...env, PORT: String(port), HOST: "127.0.0.1" }), cwd);
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
   }
@@ -89,8 +89,8 @@ export class WebProc extends Proc {
   }
 }
 
-export function webProcess(name: string, services: Services, extraEnv: Record<string, string> = {}): WebProc {
-  return new WebProc(name, "src/web.ts", { DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl, ...extraEnv });
+export function webProcess(name: string, services: Services, extraEnv: Record<string, string> = {}, cwd: string = ROOT): WebProc {
+  return new WebProc(name, "src/web.ts", { DATABASE_URL: services.databaseUrl, NATS_URL: services.natsUrl, ...extraEnv }, cwd);
 }
 
 export function embeddedProcess(name: string, dataDir: string): WebProc {

@@ -136,6 +136,23 @@ describe(`verified visitors (${MODE})`, () => {
     expect((await history({ chat_id: chatId, ...identity })).body.result.map((m: { text: string }) => m.text)).toEqual(["my order number is 7781"]);
   });
 
+  test("a verified user's closed conversation is rated only with its hash", async () => {
+    const userId = `user-${crypto.randomUUID()}`;
+    const identity = { user_id: userId, user_hash: hash(userId) };
+    const own = await send({ ...identity, text: "thanks" });
+    const { chat_id: chatId, conversation_id: conversationId } = own.body.result;
+    expect((await client.patch(`/api/inbox/${conversationId}`, { status: "closed" }, owner.token)).status).toBe(200);
+    const rate = (extra: Record<string, unknown>) =>
+      client.post("/api/messages/rating", { widget_key: bot.widget_key, chat_id: chatId, rating: 1, ...extra });
+    const forged = await rate({});
+    expect(forged.status).toBe(401);
+    expect((await rate({ user_id: userId, user_hash: hash(userId, "not the secret") })).status).toBe(401);
+    expect((await detail(conversationId)).rating).toBeNull();
+    const rated = await rate({ ...identity, rating: 5 });
+    expect(rated.status).toBe(200);
+    expect((await detail(conversationId)).rating).toMatchObject({ rating: 5 });
+  });
+
   test("the verified user follows their chat live with the hash; a repeat with the same client id is one message", async () => {
     const userId = `user-${crypto.randomUUID()}`;
     const identity = { user_id: userId, user_hash: hash(userId) };

@@ -157,6 +157,21 @@ export function updateLogContract(name: string, open: OpenLog): void {
       expect(await log.pendingCount(bot)).toBe(0);
     });
 
+    test("eraseChats removes every stored update of those chats, a press under their messages too, and only theirs", async () => {
+      const log = await openLog(clock().now);
+      const bot = randomUUID();
+      const other = randomUUID();
+      const inChat = (id: number, chat: string) => ({ update_id: id, payload: { message: { chat: { id: chat }, text: `m${id}` } } });
+      const press = (id: number, chat: string) => ({ update_id: id, payload: { callback_query: { id: `q${id}`, message: { chat: { id: chat } } } } });
+      await log.appendMany(bot, [inChat(1, "gone"), inChat(2, "kept"), press(3, "gone"), inChat(4, "gone")]);
+      await log.append(bot, inChat(1, "gone"));
+      await log.append(other, inChat(1, "gone"));
+      expect(await log.eraseChats(bot, ["gone"])).toBeGreaterThanOrEqual(3);
+      expect(ids(await log.read(bot, 0, 10))).toEqual([2]);
+      expect(ids(await log.read(other, 0, 10))).toEqual([1]);
+      expect(await log.eraseChats(bot, ["gone"])).toBe(0);
+    });
+
     test("bots are isolated from each other", async () => {
       const log = await openLog(clock().now);
       const a = randomUUID();

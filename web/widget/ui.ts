@@ -8,7 +8,7 @@ import { misconfiguration, textOn } from "./setup.ts";
 import { acceptFiles, drawFiles, progressBar, upload, viewer } from "./files.ts";
 import { loadStrings, localize, S } from "./i18n.ts";
 import { chatOf, randomId, storedChatId, type SiteUser } from "./visitor.ts";
-import { ratingPrompt } from "./rating.ts";
+import { lazyRating } from "./rating-loader.ts";
 
 export interface Options {
   key: string;
@@ -296,7 +296,7 @@ export function mount(options: Options): Controller {
       },
       answer: (a) => rich.answered(a),
       cursor: () => cursor,
-      status: ratingPrompt(log, api, chatId),
+      status: lazyRating(options.api, log, api, chatId),
       typing: () => {
         typing ??= bubble(S.typing, false);
         typing.classList.add("typing");

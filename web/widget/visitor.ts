@@ -45,7 +45,8 @@ export async function chatOf(api: Api, key: string, user: SiteUser | null | unde
   } catch (err) {
     api.who = undefined;
     if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
-      console.error(`botinbox widget: the user hash was refused (${err.message}). data-user-hash (or setUser's hash) must be hex HMAC-SHA256(the bot's identity secret, the user id), computed on your server. The visitor chats anonymously until then.`);
+      // The server's sentence says how to compute the hash (and fits the API's own callers too).
+      console.error(`botinbox widget: the user hash was refused: ${err.message}. The visitor chats anonymously until then.`);
     }
     return storedChatId(key);
   }

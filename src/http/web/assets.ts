@@ -18,6 +18,8 @@ export const WIDGET_GZIP_BUDGET_BYTES = 12 * 1024;
 /** What the bundler reads for each served script. */
 export const SCRIPT_ENTRIES = {
   widget: join(WEB_DIR, "widget/index.ts"),
+  /** The widget's rating prompt, fetched once a conversation is closed: widget.js stays within its budget. */
+  widgetRating: join(WEB_DIR, "widget/rating-entry.ts"),
   cabinet: join(WEB_DIR, "cabinet/main.tsx"),
   serviceWorker: join(WEB_DIR, "sw/index.ts"),
   /** uPlot and the Reports page's drawing, loaded by that page only: the cabinet's bundle never carries the library. */

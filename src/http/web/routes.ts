@@ -35,6 +35,7 @@ export const webRoutes = (services: Services) => {
     throw unavailable(`${what} is unavailable`);
   };
   const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), JAVASCRIPT));
+  const widgetRating = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widgetRating), JAVASCRIPT));
   const cabinetJs = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.cabinet), JAVASCRIPT));
   const charts = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.charts), JAVASCRIPT));
   const chartsCss = lazyAsset(async () => makeAsset(await readFile(CHARTS_CSS, "utf8"), "text/css; charset=utf-8"));
@@ -52,6 +53,11 @@ export const webRoutes = (services: Services) => {
     .get("/widget.js", async ({ request }) => {
       const response = serveAsset(request, await widget().catch(fail("widget.js")), WIDGET_CACHE);
       // Pages that isolate themselves (COEP) may still load the widget from our origin.
+      response.headers.set("cross-origin-resource-policy", "cross-origin");
+      return response;
+    }, HIDDEN)
+    .get("/widget/rating.js", async ({ request }) => {
+      const response = serveAsset(request, await widgetRating().catch(fail("the widget's rating prompt")), WIDGET_CACHE);
       response.headers.set("cross-origin-resource-policy", "cross-origin");
       return response;
     }, HIDDEN)
