@@ -32,7 +32,7 @@ export interface IncomingMessage {
   channel?: ChannelType;
   external_chat_id?: string;
   external_user_id?: string;
-  user?: { id?: string; first_name?: string; last_name?: string };
+  user?: { id?: string; first_name?: string; last_name?: string; email?: string; phone?: string };
   metadata?: Record<string, unknown>;
   /** file_ids uploaded for this chat (POST /api/files). */
   attachments?: string[];
@@ -111,7 +111,8 @@ function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean): Inco
     chatId,
     channel,
     contactKey: fromId ? `ext:${fromId}` : `chat:${chatId}`,
-    contact: { externalUserId: body.external_user_id ?? body.user?.id ?? body.user_id ?? null, firstName, lastName, name, email: null, phone: null },
+    contact: { externalUserId: body.external_user_id ?? body.user?.id ?? body.user_id ?? null, firstName, lastName, name,
+      email: body.user?.email?.trim().toLowerCase() || null, phone: body.user?.phone?.trim() || null },
     fromId,
   };
 }

@@ -23,6 +23,8 @@ import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { workflowRoutes } from "./labels/routes.ts";
+import { contactRoutes } from "./contacts/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -49,6 +51,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
     .use(formRoutes(services))
+    .use(workflowRoutes(services))
+    .use(contactRoutes(services))
     .use(inboxRoutes(services))
     .use(runtimeRoutes(services))
     .use(webhookRoutes(services))

@@ -10,6 +10,7 @@ import { CHANNEL_TYPES } from "../channels/model.ts";
 import { oneOf } from "../feature.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
 import { MAX_CALLBACK_DATA_BYTES } from "../../core/limits.ts";
+import { MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, PHONE_PATTERN } from "../../core/contact-fields.ts";
 import type { ButtonPress } from "../../domain/buttons.ts";
 
 /** Ids from outside systems: long enough for any UUID/URN, short enough to index. */
@@ -39,6 +40,8 @@ export const IncomingMessageRequest = t.Object(
         id: t.Optional(ExternalId),
         first_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
         last_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
+        email: t.Optional(t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH, description: "Kept on the contact" })),
+        phone: t.Optional(t.String({ pattern: PHONE_PATTERN, maxLength: MAX_PHONE_LENGTH, description: "Kept on the contact" })),
       }),
     ),
     metadata: t.Optional(
