@@ -16,6 +16,7 @@ import { LiveFeed, type LiveState } from "./live.ts";
 import { followNotificationClicks, NotificationsControl } from "./notifications.tsx";
 import { disablePush, pushSupported } from "./push.ts";
 import { toast, Toasts } from "./ui.tsx";
+import { registerOfflineShell } from "./install.ts";
 
 const configured = document.querySelector<HTMLMetaElement>('meta[name="botinbox-public-url"]')?.content ?? "";
 /** Base URL for the embed snippet: PUBLIC_URL when configured, else this page's origin. */
@@ -135,3 +136,4 @@ const app = document.getElementById("app")!;
 app.removeAttribute("aria-busy");
 render(<><Routes /><Toasts /></>, app);
 followNotificationClicks();
+registerOfflineShell();
