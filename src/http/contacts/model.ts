@@ -11,7 +11,15 @@ import { MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, PHONE_PATTERN } from "../../core/co
 
 export const ContactDetail = t.Composite(
   [Contact, t.Object({ bot_id: t.String({ format: "uuid" }), conversations: t.Array(ContactConversation, { description: "Newest activity first" }) })],
-  { title: "ContactDetail" },
+  {
+    title: "ContactDetail",
+    examples: [{
+      id: "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", number: 3, external_user_id: "visitor-42", first_name: "Ada", last_name: null, name: "Ada",
+      email: "ada@example.com", phone: "+44 20 7946 0018", created_at: "2026-01-01T09:30:00.000Z", attributes: { plan: "pro" },
+      bot_id: "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f",
+      conversations: [{ id: "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", chat_id: "visitor-42", channel: "widget", status: "open", last_message_at: "2026-01-01T09:30:00.000Z" }],
+    }],
+  },
 );
 
 export const ContactsQuery = t.Object({

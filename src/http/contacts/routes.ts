@@ -42,7 +42,7 @@ export const contactRoutes = (services: Services) =>
     .get("/api/bots/:id/contacts.csv", async ({ user, params }) => csvResponse(await services.contacts.csv(user, params.id), "contacts.csv"), {
       user: true,
       params: BotIdParams,
-      response: { 200: t.String({ description: "text/csv: a header row, then one row per contact, newest first" }), ...errors(400, 401, 404) },
+      response: { 200: t.String({ description: "text/csv: a header row, then one row per contact, newest first", examples: ["number,name,first_name,last_name,email,phone,external_user_id,created_at,attributes\r\n\"3\",\"Ada\",\"Ada\",\"\",\"ada@example.com\",\"\",\"visitor-42\",\"2026-01-01T09:30:00.000Z\",\"{}\"\r\n"] }), ...errors(400, 401, 404) },
       detail: {
         summary: "Export the bot's contacts as CSV",
         description:
