@@ -142,7 +142,7 @@ export interface Assignee {
  * that user has not read. Live events from the write path carry a plain Conversation (no
  * `assignee` key: unchanged); assignment events carry `assignee`.
  */
-export type InboxConversation = Conversation & { assignee: Assignee | null; unread_count: number };
+export type InboxConversation = Conversation & { assignee: Assignee | null; unread_count: number; snoozed_until?: string | null };
 
 /** Compile-time proof that a schema's static type and a record type are the same shape. */
 export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

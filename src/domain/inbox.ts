@@ -11,6 +11,7 @@ import type { DbMessage } from "../db/messages.ts";
 import { listMemberInbox } from "../db/inbox_list.ts";
 import { latestPageMetadata, otherConversationsOfContact, type AssigneeFilter, type DbContactConversation } from "../db/inbox_state.ts";
 import { forUser } from "./inbox_view.ts";
+import { applySnooze, parseSnooze } from "./snooze.ts";
 import { replyAsOperator, setStatusAndNote, type ConversationDeps } from "./conversations.ts";
 import { requireMember, requireMemberConversation } from "./members.ts";
 import { assign, checkAssignable } from "./inbox_state.ts";
@@ -47,6 +48,8 @@ export interface ConversationMetaPatch {
   assignee_id?: string | null;
   /** Replaces the conversation's labels (names of the bot's labels). */
   labels?: string[];
+  /** With status "waiting": reopen at this ISO time (snooze); null cancels a snooze. */
+  snoozed_until?: string | null;
 }
 
 export type ConversationDetail = InboxConversation & {
@@ -148,11 +151,13 @@ export async function patchConversation(
   deps: ConversationDeps & { bus: EventBus }, userId: string, id: string, patch: ConversationMetaPatch,
 ): Promise<InboxConversation> {
   let row = await requireMemberConversation(deps.db, userId, id);
+  const snooze = parseSnooze(patch.status, patch.snoozed_until, new Date());
   if (patch.assignee_id !== undefined) await checkAssignable(deps.db, row, patch.assignee_id);
   if (patch.status !== undefined || patch.operator_note !== undefined) {
     row = (await setStatusAndNote(deps, row, patch.status ?? null, patch.operator_note ?? null)).conversation;
   }
   if (patch.assignee_id !== undefined) row = await assign(deps, row, patch.assignee_id);
   if (patch.labels !== undefined) row = await relabel(deps, row, { set: patch.labels });
+  await applySnooze(deps, row, patch.status, snooze);
   return (await forUser(deps, userId, [row]))[0]!;
 }

@@ -22,8 +22,9 @@ import { requestGuard } from "./guard.ts";
 import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
+import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
-import { workflowRoutes } from "./labels/routes.ts";
+import { labelNoteRoutes } from "./labels/routes.ts";
 import { contactRoutes } from "./contacts/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
@@ -51,7 +52,7 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
     .use(formRoutes(services))
-    .use(workflowRoutes(services))
+    .use(labelNoteRoutes(services))
     .use(contactRoutes(services))
     .use(inboxRoutes(services))
     .use(runtimeRoutes(services))
@@ -59,7 +60,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(pushRoutes(services))
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
-    .use(webRoutes(services));
+    .use(webRoutes(services))
+    .use(workflowRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -7,6 +7,7 @@ import { CannedSection } from "./canned.tsx";
 import { ChannelsSection } from "./channels.tsx";
 import { FirstRunChecklist } from "./checklist.tsx";
 import { MembersSection } from "./members.tsx";
+import { HoursSection, RoutingSection } from "./workflow.tsx";
 import { CopyButton, errorText, formatTime, toast, useLatest, useTitle } from "./ui.tsx";
 
 /** The bot-token secret is shown masked until asked for. */
@@ -87,6 +88,14 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
         <section class="card" aria-labelledby="team-title">
           <h2 id="team-title">Team</h2>
           <MembersSection botId={bot.id} />
+        </section>
+        <section class="card" aria-labelledby="routing-title">
+          <h2 id="routing-title">Routing</h2>
+          <RoutingSection botId={bot.id} />
+        </section>
+        <section class="card" aria-labelledby="hours-title">
+          <h2 id="hours-title">Working hours</h2>
+          <HoursSection botId={bot.id} />
         </section>
         <section class="card" aria-labelledby="canned-title">
           <h2 id="canned-title">Canned replies</h2>

@@ -9,6 +9,7 @@ import type { LiveFeed } from "./live.ts";
 import { handlerLabel } from "./rich.tsx";
 import { formatTime } from "./ui.tsx";
 import { BulkBar, LabelChips, LabelFilter, SelectBox } from "./labels.tsx";
+import { PresenceDot, TeamPresence } from "./presence.tsx";
 
 /** The next page is asked for when the "more" row comes this close to the list's bottom edge. */
 const PAGE_AHEAD_PX = 200;
@@ -55,6 +56,7 @@ export function InboxView({ openId, live }: { openId: string | undefined; live: 
           <LabelFilter store={store} />
         </div>
         <BulkBar store={store} myId={store.myId} />
+        <TeamPresence botIds={[...store.bots.value.keys()]} />
         <ConversationList store={store} />
       </aside>
       {openId
@@ -152,7 +154,7 @@ function Row({ c, bot, open, store }: { c: InboxConversation; bot: Bot | undefin
         </div>
         <div class="conv-line muted small">
           <span class="clip">{`${bot?.name ?? "Bot"} · ${c.channel}${handlerLabel(c)}`}</span>
-          {c.assignee && <span class="assignee" title="Assigned to">{`→ ${c.assignee.email}`}</span>}
+          {c.assignee && <span class="assignee" title="Assigned to"><PresenceDot userId={c.assignee.user_id} email={c.assignee.email} />{`→ ${c.assignee.email}`}</span>}
         </div>
         <LabelChips botId={c.bot_id} names={c.labels} />
       </a>

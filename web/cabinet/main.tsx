@@ -18,11 +18,13 @@ import { disablePush, pushSupported } from "./push.ts";
 import { toast, Toasts } from "./ui.tsx";
 import { registerOfflineShell } from "./install.ts";
 import { ContactsView, MentionsView } from "./contacts.tsx";
+import { PresenceSwitch, watchPresence } from "./presence.tsx";
 
 const configured = document.querySelector<HTMLMetaElement>('meta[name="botinbox-public-url"]')?.content ?? "";
 /** Base URL for the embed snippet: PUBLIC_URL when configured, else this page's origin. */
 const publicUrl = (configured && !configured.startsWith("%") ? configured : location.origin).replace(/\/+$/, "");
 const live = new LiveFeed(() => expire());
+watchPresence(live);
 
 /** Changes with the hash; views read location.hash itself, which is never behind. */
 const route = signal(location.hash);
@@ -75,6 +77,7 @@ function Shell({ current, children }: { current: string; children: ComponentChil
           {NAV.map(([name, label]) => <a key={name} href={`#/${name}`} aria-current={name === current ? "page" : undefined}>{label}</a>)}
         </nav>
         <div class="topbar-end">
+          <PresenceSwitch />
           <span class={`live-state ${state}`} role="status">{LIVE_LABELS[state]}</span>
           {pushSupported() && <NotificationsControl />}
           <a class="api-link" href="/swagger" target="_blank" rel="noopener" title="API reference">API</a>

@@ -11,7 +11,7 @@ export type WidgetMessage = Message;
 /** The bot's answerCallbackQuery, as the stream's callback_answer event carries it. */
 export type CallbackAnswer = Pick<CallbackAnsweredEvent, "callback_query_id" | "text" | "show_alert" | "url">;
 /** The looks the widget takes from its config (the rest names the bot and channel). */
-export type WidgetConfig = Pick<WidgetConfigResult, "title" | "subtitle" | "greeting" | "color" | "position">;
+export type WidgetConfig = Pick<WidgetConfigResult, "title" | "subtitle" | "greeting" | "color" | "position" | "away" | "away_message" | "opens_at">;
 export type Accepted = AcceptedMessage;
 
 /** status 0 means the network failed before an answer came back. */

@@ -25,6 +25,7 @@ header{display:flex;align-items:center;gap:8px;padding:14px 14px 14px 18px;backg
 header div{flex:1;min-width:0}
 h2{font-size:16px;font-weight:600;line-height:1.3;overflow-wrap:anywhere}
 header p{font-size:13px;overflow-wrap:anywhere}
+.away{padding:8px 18px;background:#fef3c7;color:#78350f;font-size:13px;overflow-wrap:anywhere}
 .conn{display:flex;align-items:center;gap:6px;font-size:12px}
 .conn::before{content:"";width:8px;height:8px;border-radius:50%;background:#fbbf24;box-shadow:0 0 0 1px #fff}
 .conn[data-s=online]::before{background:#22c55e}

@@ -35,6 +35,7 @@ const TEMPLATE = `<style>${CSS}</style><div class="w">
 <span class="sr" id="unread"></span><button class="preview" type="button" hidden></button>
 <div class="panel" id="panel" role="dialog" aria-labelledby="title" hidden>
 <header><div><h2 id="title"></h2><p></p><span class="conn"></span></div><button class="close" type="button" aria-label="Close chat">${CLOSE_ICON}</button></header>
+<p class="away" role="status" hidden></p>
 <div class="log" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></div>
 <p class="status" role="status"></p>
 <form><button class="att" type="button" aria-label="Attach a file">${CLIP_ICON}</button><input type="file" multiple hidden><textarea aria-label="Message" rows="1" placeholder="Type a message…" maxlength="${MAX_TEXT}"></textarea><button class="send" type="submit" aria-label="Send">${SEND_ICON}</button></form>
@@ -81,6 +82,7 @@ export function mount(options: Options): void {
   const panel = $<HTMLElement>(".panel");
   const title = $<HTMLElement>("h2");
   const subtitle = $<HTMLElement>("header p");
+  const away = $<HTMLElement>(".away");
   const log = $<HTMLElement>(".log");
   const status = $<HTMLElement>(".status");
   const form = $<HTMLFormElement>("form");
@@ -107,6 +109,10 @@ export function mount(options: Options): void {
     }
     wrap.classList.toggle("left", c.position === "left");
     greeting = c.greeting;
+    // Outside the team's hours (or nobody online): said up front, the away message itself comes as a reply.
+    away.hidden = !c.away;
+    const back = c.opens_at && new Date(c.opens_at).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+    away.textContent = c.away ? `${c.away_message || "We're away right now. Leave a message and we'll get back to you."}${back ? ` (back ${back})` : ""}` : "";
   };
 
   const scrollDown = () => (log.scrollTop = log.scrollHeight);

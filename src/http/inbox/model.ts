@@ -109,6 +109,7 @@ export const InboxConversation = t.Composite(
     t.Object({
       assignee: Nullable(Assignee),
       unread_count: t.Integer({ minimum: 0, description: "Incoming messages after the caller's read marker" }),
+      snoozed_until: t.Optional(Nullable(t.String({ format: "date-time", description: "A snoozed (waiting) conversation reopens then" }))),
     }),
   ],
   { title: "InboxConversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "attributes": {}}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1}] },
@@ -177,6 +178,9 @@ export const ConversationMetaPatch = t.Object(
     operator_note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })),
     assignee_id: t.Optional(Nullable(t.String({ format: "uuid", description: "A member of the bot; null unassigns" }))),
     labels: t.Optional(t.Array(LabelName, { maxItems: MAX_LABELS_PER_BOT, description: "Replaces the labels: names of the bot's labels (400 for another name)" })),
+    snoozed_until: t.Optional(Nullable(t.String({
+      format: "date-time", description: 'Snooze: with status "waiting", the conversation returns to open at this time (kept across restarts); null cancels',
+    }))),
   },
   { title: "ConversationMetaPatch", examples: [{ status: "open" }, { assignee_id: null }] },
 );

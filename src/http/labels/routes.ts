@@ -76,5 +76,5 @@ const mentionRoutes = (services: Services) =>
       },
     });
 
-export const workflowRoutes = (services: Services) =>
+export const labelNoteRoutes = (services: Services) =>
   feature().use(labelRoutes(services)).use(inboxWorkflowRoutes(services)).use(mentionRoutes(services));
