@@ -49,6 +49,10 @@ import * as presence from "./domain/presence.ts";
 import * as routing from "./domain/routing.ts";
 import * as hours from "./domain/hours.ts";
 import { afterBotHandoff, afterVisitorMessage, startTeamworkScan } from "./domain/teamwork.ts";
+import * as reports from "./domain/reports.ts";
+import * as reportCsv from "./domain/report_csv.ts";
+import { rateConversation, type RatingRequest } from "./domain/ratings.ts";
+import * as identity from "./domain/identity.ts";
 
 /** Who calls: the signed-in user (a user token). */
 export interface Caller {
@@ -196,6 +200,7 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
         const look = await channels.widgetLook(w, widgetKey, origin);
         return { ...look, ...(await hours.awayState(teamworkDeps, look.bot_id)) };
       },
+      rate: (bot: DbBot, body: RatingRequest) => rateConversation(w, bot, body),
     },
     /** The bot runtime API: the caller is the bot its token names. */
     runtime: {
@@ -223,6 +228,12 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       remove: (bot: DbBot, dropPendingUpdates?: boolean) => webhooks.deleteWebhook(w, bot, dropPendingUpdates),
       deliveries: (user: Caller, botId: string, limit: number) => webhooks.listDeliveries(db, user.id, botId, limit),
       callbacks: (user: Caller, botId: string, limit: number) => webhooks.listCallbackStates(db, user.id, botId, limit),
+    },
+    /** Verified widget visitors: the owner's identity secret, and the widget's check of a visitor. */
+    identity: {
+      secret: (user: Caller, botId: string) => identity.readIdentitySecret(w, user.id, botId),
+      rotate: (user: Caller, botId: string) => identity.rotateIdentitySecret(w, user.id, botId),
+      check: (bot: DbBot, claim: identity.IdentityClaim) => identity.identify(w, bot.id, claim),
     },
     telegram: {
       call: (bot: DbBot, method: string, params: Params) => callMethod(w, bot, method, params),
@@ -274,6 +285,12 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       inbox: (user: Caller, session: sessions.SessionClaims, since: number | undefined, lastEventId: string | null) =>
         inboxFeed(w, user.id, since, lastEventId, async () => (await sessions.liveSession(db, user.id, session)) !== undefined),
       chat: (bot: DbBot, query: ChatFeedQuery, client: FeedClient) => chatFeed(w, bot, query, client, platform.config.rateLimits),
+    },
+    reports: {
+      summary: (user: Caller, query: reports.ReportQuery) => reports.summary(w, user.id, query),
+      series: (user: Caller, query: reports.SeriesQuery) => reports.series(w, user.id, query),
+      heatmap: (user: Caller, query: reports.ReportQuery) => reports.heatmap(w, user.id, query),
+      csv: { summary: reportCsv.summaryCsv, series: reportCsv.seriesCsv, heatmap: reportCsv.heatmapCsv },
     },
     system: {
       health: () => platform.health(),

@@ -73,7 +73,14 @@ export interface Contact {
   created_at: string;
   /** Custom attributes operators keep (plan, company, …). */
   attributes: Record<string, unknown>;
+  /** A widget user the site vouched for (user_hash signed with the bot's identity secret). */
+  verified: boolean;
 }
+
+/** A verified widget user's chat: derived by the server from the user id; no public writer may name one. */
+export const VERIFIED_CHAT_PREFIX = "verified:";
+/** A verified user's contact key: apart from the keys unverified claims produce (`ext:`, `chat:`). */
+export const VERIFIED_CONTACT_PREFIX = "verified:";
 
 export interface Message {
   id: string;

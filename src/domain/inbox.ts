@@ -23,6 +23,7 @@ import { notFound } from "../core/errors.ts";
 import { findMemberConversation } from "../db/members.ts";
 import { findUserById } from "../db/users.ts";
 import { toContact, toMessage } from "../db/view.ts";
+import { findRating } from "../db/ratings.ts";
 
 /** Inbox pages: 100 by default (spec), 500 at most so one page stays one fast query. */
 export const INBOX_DEFAULT_LIMIT = 100;
@@ -57,6 +58,8 @@ export type ConversationDetail = InboxConversation & {
   contacts: Contact[];
   contact_conversations: ContactConversation[];
   page: { url: string; title: string | null } | null;
+  /** The visitor's satisfaction rating, once the conversation was closed and rated. */
+  rating: { rating: number; comment: string | null; created_at: string } | null;
 };
 
 type InboxDeps = { db: Db };
@@ -103,12 +106,13 @@ export async function conversationDetail(
   deps: InboxDeps, userId: string, id: string, before: number | undefined,
 ): Promise<ConversationDetail> {
   const row = await requireMemberConversation(deps.db, userId, id);
-  const [[card], messages, contacts, others, pageMetadata] = await Promise.all([
+  const [[card], messages, contacts, others, pageMetadata, rating] = await Promise.all([
     forUser(deps, userId, [row]),
     listConversationMessages(deps.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null, true),
     contactsOfConversation(deps.db, row.id),
     row.contact_id ? otherConversationsOfContact(deps.db, row.contact_id, row.id) : Promise.resolve([]),
     latestPageMetadata(deps.db, row.id),
+    findRating(deps.db, row.id),
   ]);
   const outgoing = messages.filter((m) => m.direction === "out").map((m) => m.id);
   const [delivery, mail] = await Promise.all([findCallbackStates(deps.db, outgoing), findMailStates(deps.db, outgoing)]);
@@ -123,6 +127,7 @@ export async function conversationDetail(
     contacts: contacts.map(toContact),
     contact_conversations: others.map(contactConversation),
     page: pageOf(pageMetadata),
+    rating: rating ? { rating: rating.rating, comment: rating.comment, created_at: new Date(rating.created_at).toISOString() } : null,
   };
 }
 

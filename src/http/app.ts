@@ -10,6 +10,7 @@ import { formRoutes } from "./forms/routes.ts";
 import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
+import { identityRoutes } from "./widget/identity.ts";
 import { runtimeRoutes } from "./runtime/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { pushRoutes } from "./push/routes.ts";
@@ -26,6 +27,7 @@ import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { labelNoteRoutes } from "./labels/routes.ts";
 import { contactRoutes } from "./contacts/routes.ts";
+import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -49,8 +51,11 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(passwordResetRoutes(services))
     .use(teamRoutes(services))
     .use(fileRoutes(services))
+    .use(ratingRoutes(services))
+    .use(reportRoutes(services))
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
+    .use(identityRoutes(services))
     .use(formRoutes(services))
     .use(labelNoteRoutes(services))
     .use(contactRoutes(services))

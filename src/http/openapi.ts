@@ -29,6 +29,7 @@ export const TAGS = [
   { name: "Files", description: "Uploads by visitors, operators and bots, and the signed links to their bytes" },
   { name: "Labels", description: "A bot's labels for conversations" },
   { name: "Contacts", description: "A bot's contacts: list, search, edit, merge, CSV export" },
+  { name: "Reports", description: "Volume, response and resolution times, bot containment, satisfaction and when visitors write (JSON or CSV)" },
 ];
 
 /** Elysia's stand-in for an integer it may coerce from a query string: `string (format integer, default 0)`. */

@@ -8,6 +8,7 @@ import { ChannelsSection } from "./channels.tsx";
 import { FirstRunChecklist } from "./checklist.tsx";
 import { MembersSection } from "./members.tsx";
 import { HoursSection, RoutingSection } from "./workflow.tsx";
+import { IdentitySecretRow } from "./identity.tsx";
 import { CopyButton, errorText, formatTime, toast, useLatest, useTitle } from "./ui.tsx";
 
 /** The bot-token secret is shown masked until asked for. */
@@ -80,6 +81,7 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
           <p class="muted small">Paste this before &lt;/body&gt; on every page where visitors should be able to chat.</p>
           <pre class="snippet" aria-label="Embed snippet"><code>{snippet}</code></pre>
           <CopyButton label="Copy snippet" text={() => snippet} />
+          <IdentitySecretRow botId={bot.id} />
         </section>
         <section class="card span-2" aria-labelledby="channels-title">
           <h2 id="channels-title">Channels</h2>

@@ -76,8 +76,9 @@ function Tabs({ store }: { store: InboxStore }) {
         return (
           <button key={t} type="button" class="tab" aria-pressed={t === store.tab.value} data-tab={t} onClick={() => store.setTab(t)}
             aria-label={`${TAB_LABEL(t)}${total === undefined ? "" : `, ${total}`}${unread ? `, ${unread} unread` : ""}`}>
-            <span class="tab-name">{TAB_LABEL(t)}</span>
-            <span class="tab-count">{total === undefined ? "" : String(total)}</span>
+            {/* The spaces are not drawn (flex items) but part the words, so the visible text reads as the name does. */}
+            <span class="tab-name">{TAB_LABEL(t)}</span>{" "}
+            <span class="tab-count">{total === undefined ? "" : String(total)}</span>{" "}
             <span class="tab-unread" title={unread ? `${unread} with unread messages` : ""}>{unread ? String(unread) : ""}</span>
           </button>
         );

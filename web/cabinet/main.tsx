@@ -1,5 +1,5 @@
 // The cabinet: a hash-routed single page. #/login, #/register, #/bots, #/bots/<id>,
-// #/inbox, #/inbox/<conversation id>, #/account, #/forgot, #/reset?token= and #invite=<code> (an invite link). One
+// #/inbox, #/inbox/<conversation id>, #/account, #/reports, #/forgot, #/reset?token= and #invite=<code> (an invite link). One
 // live feed serves every view. A route asked for without a session (a notification's
 // link, say) is opened after logging in.
 import { signal } from "@preact/signals";
@@ -12,6 +12,7 @@ import { ForgotView, ResetView } from "./reset.tsx";
 import { BotCardView } from "./botcard.tsx";
 import { BotsView } from "./bots.tsx";
 import { InboxView } from "./inbox.tsx";
+import { ReportsView } from "./reports.tsx";
 import { LiveFeed, type LiveState } from "./live.ts";
 import { followNotificationClicks, NotificationsControl } from "./notifications.tsx";
 import { disablePush, pushSupported } from "./push.ts";
@@ -33,7 +34,7 @@ window.addEventListener("hashchange", () => (route.value = location.hash));
 /** The route to open once the operator has logged in. */
 let afterLogin: string | undefined;
 const AUTH_SECTIONS = new Set(["login", "register", "forgot", "reset"]);
-const SECTIONS = new Set(["", "inbox", "bots", "account", "contacts", "mentions"]);
+const SECTIONS = new Set(["", "inbox", "bots", "account", "reports", "contacts", "mentions"]);
 const INVITE = /^#invite=([\w-]+)/;
 const parts = (hash: string) => hash.replace(/^#\/?/, "").split(/[/?]/);
 
@@ -65,7 +66,7 @@ function logout() {
 }
 
 const LIVE_LABELS: Record<LiveState, string> = { live: "Live", connecting: "Connecting…", offline: "Offline, reconnecting…" };
-const NAV = [["inbox", "Inbox"], ["mentions", "Mentions"], ["contacts", "Contacts"], ["bots", "Bots"], ["account", "Account"]] as const;
+const NAV = [["inbox", "Inbox"], ["mentions", "Mentions"], ["contacts", "Contacts"], ["bots", "Bots"], ["account", "Account"], ["reports", "Reports"]] as const;
 
 function Shell({ current, children }: { current: string; children: ComponentChildren }) {
   const state = live.state.value;
@@ -127,10 +128,11 @@ function Routes() {
     };
     return <AuthView mode={section} done={done} note={note} />;
   }
-  const current = ["bots", "account", "contacts", "mentions"].includes(section) ? section : "inbox";
+  const current = ["bots", "account", "reports", "contacts", "mentions"].includes(section) ? section : "inbox";
   let view = null;
   if (invite) view = <InviteView code={invite[1]!} done={() => (location.hash = "#/inbox")} />;
   else if (section === "account") view = <AccountView logout={logout} />;
+  else if (section === "reports") view = <ReportsView />;
   else if (section === "contacts") view = <ContactsView />;
   else if (section === "mentions") view = <MentionsView />;
   else if (section === "bots") view = id ? <BotCardView key={id} id={id} publicUrl={publicUrl} /> : <BotsView />;

@@ -84,4 +84,10 @@ header,form,.status{flex:none}
 .viewer img{max-width:100%;max-height:85%;object-fit:contain;background:#fff}
 .viewer button{padding:6px 16px;border-radius:8px;background:#fff;color:#111827}
 @media (max-width:480px){.panel,.left .panel{inset:0;width:100%;max-width:none;height:100%;max-height:none;border-radius:0}.launcher,.left .launcher{bottom:16px;right:16px}.left .launcher{left:16px;right:auto}}
+.rate{margin:8px auto;padding:10px;border:1px solid #e5e7eb;border-radius:10px;text-align:center;display:grid;gap:6px;max-width:260px}
+.rate div button{font-size:24px;color:#d1d5db;padding:0 3px}
+.rate [aria-pressed=true]{color:#f59e0b}
+.rate input{border:1px solid #d1d5db;border-radius:8px;padding:6px 8px}
+.rate [type=submit]{background:var(--c);color:var(--f);border-radius:8px;padding:6px}
+.rate [type=submit]:disabled{opacity:.5}
 `;
