@@ -41,6 +41,10 @@ import type { PlatformMailer } from "./delivery/mail/mailer.ts";
 import * as mail from "./domain/mail.ts";
 import * as mailChannel from "./domain/mail_channel.ts";
 import * as passwordReset from "./domain/password-reset.ts";
+import * as labels from "./domain/labels.ts";
+import * as notes from "./domain/notes.ts";
+import * as bulk from "./domain/bulk.ts";
+import * as contacts from "./domain/contacts.ts";
 import * as presence from "./domain/presence.ts";
 import * as routing from "./domain/routing.ts";
 import * as hours from "./domain/hours.ts";
@@ -250,6 +254,22 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       subscriptions: (user: Caller) => pushSubscriptions.subscriptions(w, user.id),
       subscribe: (user: Caller, body: pushSubscriptions.PushSubscriptionRequest) => pushSubscriptions.subscribe(w, user.id, body),
       unsubscribe: (user: Caller, endpoint: string) => pushSubscriptions.unsubscribe(w, user.id, endpoint),
+    },
+    /** Labels, private notes and mentions, bulk changes: the team's own organising tools. */
+    workflow: {
+      labels: (user: Caller, botId: string) => labels.labelsOfBot(w, user.id, botId),
+      createLabel: (user: Caller, botId: string, input: { name: string; color: string }) => labels.createLabel(w, user.id, botId, input),
+      removeLabel: (user: Caller, botId: string, labelId: string) => labels.removeLabel(w, user.id, botId, labelId),
+      note: (user: Caller, conversationId: string, input: { text: string; mentions?: string[] }) => notes.addNote(w, user.id, conversationId, input),
+      mentions: (user: Caller, query: { limit?: number; before?: string }) => notes.mentionsOf(w, user.id, query),
+      bulk: (user: Caller, change: bulk.BulkChange) => bulk.bulkChange(w, user.id, change),
+    },
+    contacts: {
+      list: (user: Caller, botId: string, query: { q?: string; limit?: number; cursor?: number }) => contacts.listContacts(w, user.id, botId, query),
+      get: (user: Caller, contactId: string) => contacts.contactDetail(w, user.id, contactId),
+      edit: (user: Caller, contactId: string, edit: Parameters<typeof contacts.editContact>[3]) => contacts.editContact(w, user.id, contactId, edit),
+      merge: (user: Caller, contactId: string, into: string) => contacts.mergeContact(w, user.id, contactId, into),
+      csv: (user: Caller, botId: string) => contacts.contactsCsv(w, user.id, botId),
     },
     teamwork: {
       myPresence: (user: Caller) => presence.myPresence(w, user.id),

@@ -107,7 +107,7 @@ function learn(state: ContactState, fields: ContactFields): void {
 /** The contact as a runtime message shows its sender (before the database returns it). */
 const asContact = (w: ContactWrite, botId: string): DbContact => ({
   id: w.id, bot_id: botId, number: w.number, contact_key: w.key, external_user_id: w.externalUserId, first_name: w.firstName,
-  last_name: w.lastName, name: w.name, email: w.email, phone: w.phone, created_at: new Date(0),
+  last_name: w.lastName, name: w.name, email: w.email, phone: w.phone, created_at: new Date(0), attributes: {},
 });
 
 export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
@@ -169,7 +169,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
       id: newRowId(), bot_id: bot.id, conversation_id: conversationId, message_id: ++counters.last_message_id, direction: "in",
       sender: "user", contact_id: contact.write.id, from_id: input.fromId, text: input.text, reply_markup: null,
       metadata: input.metadata, client_message_id: clientId, created_at: input.createdAt, edited_at: null, deleted_at: null, entities: null,
-      attachments: input.attachments ?? [],
+      attachments: input.attachments ?? [], private: false,
     };
     const existing = known.conversations.get(chatId);
     const updateId = !existing || reportsToBot(existing) ? ++counters.last_update_id : null;

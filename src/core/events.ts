@@ -47,7 +47,21 @@ export type UserEvent =
   /** The user joined or left a bot, or it was renamed or deleted: reload the bot list (bot_id absent: found by a periodic re-check). */
   | { kind: "bots_changed"; user_id: string; bot_id?: string }
   /** A token of the user was logged out or their password changed: open streams re-check theirs. */
-  | { kind: "session_revoked"; user_id: string };
+  | { kind: "session_revoked"; user_id: string }
+  /** A member mentioned the user in a private note (the cabinet's Mentions view and a notice). */
+  | { kind: "mentioned"; user_id: string; bot_id: string; conversation_id: string; mention: Mention };
+
+/** A private note that names a member (GET /api/me/mentions). */
+export interface Mention {
+  id: string;
+  bot_id: string;
+  conversation_id: string;
+  chat_id: string;
+  message_id: string;
+  text: string;
+  by: { user_id: string; email: string } | null;
+  created_at: string;
+}
 
 /** The bot's answerCallbackQuery: the widget shows its text as a toast or an alert and stops the button's spinner. */
 export interface CallbackAnsweredEvent {

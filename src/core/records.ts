@@ -71,6 +71,8 @@ export interface Contact {
   email: string | null;
   phone: string | null;
   created_at: string;
+  /** Custom attributes operators keep (plan, company, …). */
+  attributes: Record<string, unknown>;
   /** A widget user the site vouched for (user_hash signed with the bot's identity secret). */
   verified: boolean;
 }
@@ -100,6 +102,8 @@ export interface Message {
   delivery?: "pending" | "delivered" | "failed" | null;
   /** Why an outgoing mail failed or waits for a retry. */
   delivery_error?: string | null;
+  /** A note among members: never in the widget, updates, webhooks, callbacks or mail. */
+  private: boolean;
 }
 
 export interface Conversation {
@@ -121,6 +125,8 @@ export interface Conversation {
   created_at: string;
   updated_at: string;
   last_message_at: string;
+  /** Names of the bot's labels on the conversation. */
+  labels: string[];
 }
 
 /** Another conversation of the same contact (the inbox's contact panel). */

@@ -12,9 +12,10 @@ export interface DbContact {
   email: string | null;
   phone: string | null;
   created_at: Date;
+  attributes: Record<string, unknown>;
 }
 
-export const CONTACT_COLUMNS = `id, bot_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone, created_at`;
+export const CONTACT_COLUMNS = `id, bot_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone, created_at, attributes`;
 
 export interface ContactFields {
   externalUserId: string | null;

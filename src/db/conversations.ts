@@ -21,6 +21,8 @@ export interface DbConversation {
   handled_by: HandledBy;
   handed_over_by: string | null;
   handed_over_at: Date | null;
+  /** Names of the bot's labels on it (bot_labels). */
+  labels: string[];
 }
 
 export type HandledBy = "bot" | "human";
@@ -28,7 +30,7 @@ export type HandledBy = "bot" | "human";
 /** Shared with the stream queries (db/streams.ts), so a new column reaches every reader. */
 export const CONVERSATION_COLUMNS = `c.id, c.bot_id, c.owner_id, c.number, c.chat_id, c.channel, c.status, c.operator_note,
   c.contact_id, c.message_count, c.last_message_id, c.last_message_at, c.created_at, c.updated_at,
-  c.handled_by, c.handed_over_by, c.handed_over_at`;
+  c.handled_by, c.handed_over_by, c.handed_over_at, c.labels`;
 
 export async function findConversationByChat(db: Queryable, botId: string, chatId: string): Promise<DbConversation | undefined> {
   const rows = await db.query<DbConversation>(

@@ -13,6 +13,8 @@ export interface MemberInboxFilter {
   pattern: string | null;
   before: { at: Date; id: string } | null;
   limit: number;
+  /** A label name the conversation must carry. */
+  label?: string | null;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function listMemberInbox(db: Queryable, f: MemberInboxFilter): Prom
   let searchClause = "";
   if (f.pattern !== null) {
     params.push(f.pattern);
-    searchClause = `and c.id in (
+    searchClause += `and c.id in (
         select id from conversations where bot_id = mb.bot_id and (chat_id ilike $7 or (operator_note <> '' and operator_note ilike $7))
         union
         select cv.id from contacts ct join conversations cv on cv.contact_id = ct.id
@@ -34,6 +36,11 @@ export async function listMemberInbox(db: Queryable, f: MemberInboxFilter): Prom
         union
         select conversation_id from messages where bot_id = mb.bot_id and text ilike $7 and deleted_at is null
       )`;
+  }
+  // After the search: its pattern is $7.
+  if (f.label) {
+    params.push(f.label);
+    searchClause += ` and c.labels @> array[$${params.length}::text]`;
   }
   return db.query<DbConversation>(
     `select x.* from (select bot_id from bot_members where user_id = $1 and ($2::uuid is null or bot_id = $2::uuid)) mb

@@ -91,7 +91,7 @@ export async function enqueueMail(db: Queryable, messageId: string): Promise<boo
      join conversations c on c.id = m.conversation_id and c.channel = 'email'
      join channels ch on ch.bot_id = c.bot_id and ch.channel_type = 'email'
      where m.id = $1 and m.direction = 'out' and ch.is_active and ch.config ? 'smtp'
-       and not coalesce((m.metadata->>'private')::boolean, false)
+       and not m.private and not coalesce((m.metadata->>'private')::boolean, false)
      on conflict (message_id) do nothing
      returning message_id`,
     [messageId],
@@ -105,7 +105,7 @@ export async function enqueueMissedMail(db: Queryable, since: Date): Promise<voi
     `insert into mail_deliveries (message_id, bot_id, conversation_id, seq)
      select m.id, m.bot_id, m.conversation_id, m.message_id
      from channels ch
-     join messages m on m.bot_id = ch.bot_id and m.direction = 'out' and m.created_at > greatest(ch.updated_at, $1::timestamptz)
+     join messages m on m.bot_id = ch.bot_id and m.direction = 'out' and not m.private and m.created_at > greatest(ch.updated_at, $1::timestamptz)
      join conversations c on c.id = m.conversation_id and c.channel = 'email'
      where ch.channel_type = 'email' and ch.is_active and ch.config ? 'smtp'
        and not coalesce((m.metadata->>'private')::boolean, false)

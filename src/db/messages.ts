@@ -22,11 +22,13 @@ export interface DbMessage {
   created_at: Date;
   edited_at: Date | null;
   deleted_at: Date | null;
+  /** A note among members: never shown or sent outside the team. */
+  private: boolean;
 }
 
 /** Shared with the stream queries (db/streams.ts), so a new column reaches every reader. */
 export const MESSAGE_COLUMNS = `m.id, m.bot_id, m.conversation_id, m.message_id, m.direction, m.sender, m.contact_id, m.from_id,
-  m.text, m.entities, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at, m.attachments`;
+  m.text, m.entities, m.reply_markup, m.metadata, m.client_message_id, m.created_at, m.edited_at, m.deleted_at, m.attachments, m.private`;
 
 export interface NewMessage {
   botId: string;
@@ -64,21 +66,26 @@ export async function insertMessage(db: Queryable, m: NewMessage): Promise<DbMes
 
 export async function findMessageByBotMessageId(db: Queryable, botId: string, messageId: number): Promise<DbMessage | undefined> {
   const rows = await db.query<DbMessage>(
-    `select ${MESSAGE_COLUMNS} from messages m where m.bot_id = $1 and m.message_id = $2`,
+    // A bot never reaches the team's private notes, not even by guessing their message_id.
+    `select ${MESSAGE_COLUMNS} from messages m where m.bot_id = $1 and m.message_id = $2 and not m.private`,
     [botId, messageId],
   );
   return rows[0];
 }
 
-/** The latest `limit` visible messages (before message_id `before` when given), oldest first. */
+/**
+ * The latest `limit` visible messages (before message_id `before` when given), oldest first;
+ * private notes only for members (`withPrivate`), never for the visitor's history.
+ */
 export async function listConversationMessages(
-  db: Queryable, conversationId: string, limit: number, before: number | null,
+  db: Queryable, conversationId: string, limit: number, before: number | null, withPrivate = false,
 ): Promise<DbMessage[]> {
   const rows = await db.query<DbMessage>(
     `select ${MESSAGE_COLUMNS} from messages m
      where m.conversation_id = $1 and m.deleted_at is null and ($3::bigint is null or m.message_id < $3::bigint)
+       and ($4::boolean or not m.private)
      order by m.message_id desc limit $2`,
-    [conversationId, limit, before],
+    [conversationId, limit, before, withPrivate],
   );
   return rows.reverse();
 }

@@ -5,11 +5,11 @@ import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
 import type { Queryable } from "./driver.ts";
 import { MESSAGE_COLUMNS, type DbMessage } from "./messages.ts";
 
-/** Visible messages of a conversation after message_id `after`, oldest first. */
+/** Visible messages (never private notes: this is the visitor's stream) of a conversation after message_id `after`, oldest first. */
 export async function messagesAfter(db: Queryable, conversationId: string, after: number, limit: number): Promise<DbMessage[]> {
   return db.query<DbMessage>(
     `select ${MESSAGE_COLUMNS} from messages m
-     where m.conversation_id = $1 and m.message_id > $2::bigint and m.deleted_at is null
+     where m.conversation_id = $1 and m.message_id > $2::bigint and m.deleted_at is null and not m.private
      order by m.message_id asc limit $3`,
     [conversationId, after, limit],
   );

@@ -17,6 +17,7 @@ export const toContact = (row: DbContact): Contact => ({
   email: row.email,
   phone: row.phone,
   created_at: row.created_at.toISOString(),
+  attributes: row.attributes ?? {},
   verified: row.contact_key.startsWith(VERIFIED_CONTACT_PREFIX),
 });
 
@@ -35,6 +36,7 @@ export const toMessage = (row: DbMessage, conversation: Pick<DbConversation, "ch
   attachments: (row.attachments ?? []).map(withLink),
   created_at: row.created_at.toISOString(),
   edited_at: row.edited_at?.toISOString() ?? null,
+  private: row.private ?? false,
 });
 
 export const toConversation = (row: DbConversation, contact: DbContact | undefined, lastMessage: DbMessage | undefined): Conversation => ({
@@ -46,7 +48,7 @@ export const toConversation = (row: DbConversation, contact: DbContact | undefin
   status: row.status,
   operator_note: row.operator_note,
   contact: contact ? toContact(contact) : null,
-  last_message: lastMessage && !lastMessage.deleted_at ? toMessage(lastMessage, row) : null,
+  last_message: lastMessage && !lastMessage.deleted_at && !lastMessage.private ? toMessage(lastMessage, row) : null,
   message_count: row.message_count,
   handled_by: row.handled_by,
   handed_over_by: row.handed_over_by,
@@ -54,6 +56,7 @@ export const toConversation = (row: DbConversation, contact: DbContact | undefin
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
   last_message_at: row.last_message_at.toISOString(),
+  labels: row.labels ?? [],
 });
 
 export function runtimeMessage(

@@ -111,7 +111,7 @@ export async function enqueueCallback(db: Queryable, messageId: string, callback
      from messages m
      join conversations c on c.id = m.conversation_id
      join channels ch on ch.bot_id = c.bot_id and ch.channel_type = c.channel
-     where m.id = $1 and m.direction = 'out' and ch.is_active and ch.channel_type = any($2::text::text[])
+     where m.id = $1 and m.direction = 'out' and not m.private and ch.is_active and ch.channel_type = any($2::text::text[])
        and coalesce(ch.config->>'callback_url', '') <> ''
      on conflict (message_id) do nothing
      returning message_id`,
@@ -130,7 +130,7 @@ export async function enqueueMissedCallbacks(db: Queryable, since: Date, callbac
     `insert into callback_deliveries (message_id, bot_id, conversation_id, seq)
      select m.id, m.bot_id, m.conversation_id, m.message_id
      from channels ch
-     join messages m on m.bot_id = ch.bot_id and m.direction = 'out' and m.created_at > greatest(ch.updated_at, $1::timestamptz)
+     join messages m on m.bot_id = ch.bot_id and m.direction = 'out' and not m.private and m.created_at > greatest(ch.updated_at, $1::timestamptz)
      join conversations c on c.id = m.conversation_id and c.channel = ch.channel_type
      where ch.is_active and ch.channel_type = any($2::text::text[]) and coalesce(ch.config->>'callback_url', '') <> ''
        and not exists (select 1 from callback_deliveries d where d.message_id = m.id)

@@ -29,8 +29,10 @@ function pushPayload(event: PlatformEvent, publicUrl: string): PushPayload {
   const contact = event.conversation.contact;
   const who = contact?.name || [contact?.first_name, contact?.last_name].filter(Boolean).join(" ") || contact?.email || "Visitor";
   const text = event.message?.text ?? "";
+  // A private note reaches only the members it mentions: its author is the news.
+  const author = event.message?.private ? String(event.message.metadata.operator_name ?? "A colleague") : null;
   return {
-    title: `${who} · ${event.conversation.channel}`,
+    title: author ? `${author} mentioned you · ${who}` : `${who} · ${event.conversation.channel}`,
     body: text.length > PUSH_BODY_MAX_LENGTH ? `${text.slice(0, PUSH_BODY_MAX_LENGTH - 1)}…` : text,
     conversation_id: event.conversation.id,
     bot_id: event.bot_id,
@@ -94,10 +96,20 @@ export async function consumeForPush(deps: PushConsumerDeps, options: PushConsum
     return ids;
   };
   const handle = async (event: PlatformEvent): Promise<void> => {
+    if (event.message?.private) return notifyMentioned(event);
     if (event.message?.direction !== "in") return;
     // Every member of the bot (owner and operators) is notified on their own subscriptions.
     const members = await subscribedMembers(event.bot_id);
     await Promise.all(members.map((userId) =>
+      deps.actors.actorOf("push", userId, () => new PushActor(actorDeps, userId)).ask((a) => a.notify(event))));
+  };
+  /** A private note: only the members it mentions who are still members (and subscribed). */
+  const notifyMentioned = async (event: PlatformEvent): Promise<void> => {
+    const mentions = event.message?.metadata.mentions;
+    if (!Array.isArray(mentions) || mentions.length === 0) return;
+    const members = new Set(await subscribedMembers(event.bot_id));
+    const targets = mentions.filter((id): id is string => typeof id === "string" && members.has(id));
+    await Promise.all(targets.map((userId) =>
       deps.actors.actorOf("push", userId, () => new PushActor(actorDeps, userId)).ask((a) => a.notify(event))));
   };
   return deps.queue.consumeIncoming(handle, {

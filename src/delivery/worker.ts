@@ -180,7 +180,8 @@ export class WebhookWorker {
 
   private async onMessageCreated(event: PlatformEvent): Promise<void> {
     const message = event.message;
-    if (this.closed || message?.direction !== "out" || !hasCallback(event.conversation.channel)) return;
+    // A private note never leaves the team (the queue refuses it too: db/webhooks.ts).
+    if (this.closed || message?.direction !== "out" || message.private || !hasCallback(event.conversation.channel)) return;
     if (!this.accepts(event.bot_id)) return;
     const queued = await enqueueCallback(this.deps.db, message.id, CALLBACK_CHANNELS);
     // Whoever holds the bot's callback lease wakes; otherwise whoever queued the row takes it.

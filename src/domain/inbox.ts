@@ -15,6 +15,7 @@ import { applySnooze, parseSnooze } from "./snooze.ts";
 import { replyAsOperator, setStatusAndNote, type ConversationDeps } from "./conversations.ts";
 import { requireMember, requireMemberConversation } from "./members.ts";
 import { assign, checkAssignable } from "./inbox_state.ts";
+import { relabel } from "./labels.ts";
 import type { EventBus } from "../bus/bus.ts";
 import type { Contact, ContactConversation, InboxConversation, Message, Status } from "../core/records.ts";
 import type { Db } from "../db/driver.ts";
@@ -37,6 +38,8 @@ export interface InboxQuery {
   q?: string;
   limit?: number;
   before?: string;
+  /** Only conversations carrying this label name. */
+  label?: string;
 }
 
 export interface ConversationMetaPatch {
@@ -44,6 +47,8 @@ export interface ConversationMetaPatch {
   operator_note?: string;
   /** A member of the bot, or null to unassign. */
   assignee_id?: string | null;
+  /** Replaces the conversation's labels (names of the bot's labels). */
+  labels?: string[];
   /** With status "waiting": reopen at this ISO time (snooze); null cancels a snooze. */
   snoozed_until?: string | null;
 }
@@ -79,6 +84,7 @@ export async function listConversations(deps: InboxDeps, userId: string, query: 
     assignee: query.assignee ?? "all",
     pattern: q ? likePattern(q) : null,
     before,
+    label: query.label ?? null,
     limit: Math.min(query.limit ?? INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT),
   });
   return forUser(deps, userId, rows);
@@ -102,7 +108,7 @@ export async function conversationDetail(
   const row = await requireMemberConversation(deps.db, userId, id);
   const [[card], messages, contacts, others, pageMetadata, rating] = await Promise.all([
     forUser(deps, userId, [row]),
-    listConversationMessages(deps.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null),
+    listConversationMessages(deps.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null, true),
     contactsOfConversation(deps.db, row.id),
     row.contact_id ? otherConversationsOfContact(deps.db, row.contact_id, row.id) : Promise.resolve([]),
     latestPageMetadata(deps.db, row.id),
@@ -156,6 +162,7 @@ export async function patchConversation(
     row = (await setStatusAndNote(deps, row, patch.status ?? null, patch.operator_note ?? null)).conversation;
   }
   if (patch.assignee_id !== undefined) row = await assign(deps, row, patch.assignee_id);
+  if (patch.labels !== undefined) row = await relabel(deps, row, { set: patch.labels });
   await applySnooze(deps, row, patch.status, snooze);
   return (await forUser(deps, userId, [row]))[0]!;
 }

@@ -33,7 +33,7 @@ export interface IncomingMessage {
   channel?: ChannelType;
   external_chat_id?: string;
   external_user_id?: string;
-  user?: { id?: string; first_name?: string; last_name?: string; name?: string; email?: string };
+  user?: { id?: string; first_name?: string; last_name?: string; name?: string; email?: string; phone?: string };
   /** hex HMAC-SHA256(the bot's identity secret, user id): the site vouches for its user (identity.ts). */
   user_hash?: string;
   metadata?: Record<string, unknown>;
@@ -113,12 +113,14 @@ function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean, verif
   const firstName = body.user?.first_name ?? null;
   const lastName = body.user?.last_name ?? null;
   const name = body.user?.name || [firstName, lastName].filter(Boolean).join(" ") || null;
-  const email = verified.userId ? body.user?.email ?? null : null;
+  // Kept for every writer: the intake plan lets an unverified one complete only its own chat's contact.
+  const email = body.user?.email?.trim().toLowerCase() || null;
+  const phone = body.user?.phone?.trim() || null;
   return {
     chatId,
     channel,
     contactKey: verified.userId ? verifiedContactKey(verified.userId) : fromId ? `ext:${fromId}` : `chat:${chatId}`,
-    contact: { externalUserId: verified.userId ?? body.external_user_id ?? body.user?.id ?? body.user_id ?? null, firstName, lastName, name, email, phone: null },
+    contact: { externalUserId: verified.userId ?? body.external_user_id ?? body.user?.id ?? body.user_id ?? null, firstName, lastName, name, email, phone },
     fromId,
   };
 }

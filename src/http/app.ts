@@ -25,6 +25,8 @@ import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
 import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { labelNoteRoutes } from "./labels/routes.ts";
+import { contactRoutes } from "./contacts/routes.ts";
 import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
 import { erasureRoutes } from "./contacts/erase.ts";
 
@@ -56,6 +58,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(widgetRoutes(services))
     .use(identityRoutes(services))
     .use(formRoutes(services))
+    .use(labelNoteRoutes(services))
+    .use(contactRoutes(services))
     .use(inboxRoutes(services))
     .use(runtimeRoutes(services))
     .use(webhookRoutes(services))

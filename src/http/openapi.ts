@@ -27,6 +27,8 @@ export const TAGS = [
   { name: "Live streams", description: "Server-Sent Events for the widget and the cabinet inbox, resumable by Last-Event-ID" },
   { name: "Push", description: "Operator push notifications (Web Push)" },
   { name: "Files", description: "Uploads by visitors, operators and bots, and the signed links to their bytes" },
+  { name: "Labels", description: "A bot's labels for conversations" },
+  { name: "Contacts", description: "A bot's contacts: list, search, edit, merge, CSV export" },
   { name: "Reports", description: "Volume, response and resolution times, bot containment, satisfaction and when visitors write (JSON or CSV)" },
   { name: "Privacy", description: "Erasing a contact (right to be forgotten) and each bot's retention period" },
 ];

@@ -11,7 +11,7 @@ import { freePort } from "../support/ports.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 /** Flags that keep Chromium from phoning home, which this machine's closed network refuses. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -1,5 +1,6 @@
 // The bot card. The owner: name (rename, delete), token (copy, rotate), keys, the embed
 // snippet, webhook status, channels, team and invites. Every member: canned replies.
+import { LabelsSection } from "./labels.tsx";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { del, get, patch, post, type Bot, type Channel, type WebhookInfo } from "./api.ts";
 import { CannedSection } from "./canned.tsx";
@@ -51,6 +52,7 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
           <h2 id="canned-title">Canned replies</h2>
           <CannedSection botId={bot.id} />
         </section>
+        <LabelsSection botId={bot.id} owner={false} />
       </section>
     );
   }
@@ -101,6 +103,7 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
           <h2 id="canned-title">Canned replies</h2>
           <CannedSection botId={bot.id} />
         </section>
+        <LabelsSection botId={bot.id} owner />
         <DangerZone bot={bot} />
       </div>
     </section>

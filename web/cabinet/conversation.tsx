@@ -1,5 +1,6 @@
 // One conversation: the message thread (live, paged), the reply box (canned replies, typing
 // indicator), status and assignee, and the side panel with the contact and the note.
+import { NoteControls, type NoteState } from "./notes.tsx";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import {
   contactName, currentUser, get, patch, post, STATUSES,
@@ -36,6 +37,7 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
   const [noteDraft, setNoteDraft] = useState<string | null>(null);
   const [noteState, setNoteState] = useState("");
   const [reply, setReply] = useState("");
+  const [note, setNote] = useState<NoteState>({ on: false, mentions: [] });
   const [sending, setSending] = useState(false);
   const [othersTyping, setOthersTyping] = useState(false);
   const [sideOpen, setSideOpen] = useState(false);
@@ -168,6 +170,14 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
     if (pending.uploading) return toast("Wait for the files to finish uploading", "error");
     setSending(true);
     try {
+      if (note.on) {
+        // A note stays inside the team: no takeover, nothing reaches the visitor or the bot.
+        thread.add(await post<Message>(`/api/inbox/${id}/notes`, { text, mentions: note.mentions }));
+        setReply("");
+        setNote({ on: true, mentions: [] });
+        thread.scrollDown();
+        return;
+      }
       // Replying is taking over: otherwise the bot keeps answering beside the operator.
       if (conversation?.handled_by === "bot") {
         const taken = await post<Conversation>(`/api/inbox/${id}/takeover`);
@@ -275,7 +285,8 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
           <Thread model={thread} />
           <p class="others-typing muted small" role="status">{othersTyping ? "Another operator is typing a reply…" : ""}</p>
           <PendingList items={pending.items} remove={pending.remove} />
-          <form ref={form} class={`reply${dropping ? " dropping" : ""}`} onSubmit={send}
+          <NoteControls botId={conversation?.bot_id} state={note} change={setNote} />
+          <form ref={form} class={`reply${dropping ? " dropping" : ""}${note.on ? " note-mode" : ""}`} onSubmit={send}
             onDragOver={dragOver} onDragLeave={(e) => !form.current?.contains(e.relatedTarget as Node | null) && setDropping(false)} onDrop={dropped}>
             {picker.popup}
             <input ref={fileInput} type="file" multiple hidden onChange={chosen} />
@@ -289,7 +300,7 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
             <textarea ref={replyBox} id="reply" rows={2} placeholder="Write a reply… (/ inserts a canned reply)"
               title="Enter sends, Shift+Enter adds a line, / inserts a canned reply" aria-label="Reply" maxLength={4096}
               value={reply} onInput={typed} onKeyDown={keyDown} onPaste={pasted} onBlur={picker.close} {...picker.areaProps} />
-            <button type="submit" class="primary" disabled={sending || pending.uploading}>Send</button>
+            <button type="submit" class="primary" disabled={sending || pending.uploading}>{note.on ? "Add note" : "Send"}</button>
           </form>
         </div>
         <aside class="conv-side" id="conv-side" aria-label="Details">

@@ -54,10 +54,14 @@ export class InboxStore {
   readonly tab = signal<Tab>("all");
   readonly query = signal("");
   readonly bot = signal("");
+  /** A label name the list is filtered by ("" = any). */
+  readonly label = signal("");
+  /** Conversations ticked for a bulk action. */
+  readonly selected = signal<ReadonlySet<string>>(new Set());
   readonly assignee = signal<AssigneeFilter>("all");
 
   readonly sorted = computed(() => [...this.items.value.values()].sort(newestFirst));
-  readonly filtered = computed(() => Boolean(this.query.value || this.bot.value || this.tab.value !== "all" || this.assignee.value !== "all"));
+  readonly filtered = computed(() => Boolean(this.query.value || this.bot.value || this.label.value || this.tab.value !== "all" || this.assignee.value !== "all"));
   readonly totalUnread = computed(() =>
     this.counts.value?.unread.all ?? [...this.items.value.values()].filter((c) => c.unread_count > 0).length);
 
@@ -67,7 +71,7 @@ export class InboxStore {
   private readonly botsRequest = new Latest();
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
   private countsTimer: ReturnType<typeof setTimeout> | undefined;
-  private myId: string | undefined;
+  myId: string | undefined;
   /** Live changes seen while the list loads (none when no load is on its way). */
   private held: HeldChange[] | undefined;
   private counted = new Map<string, number>();
@@ -86,6 +90,8 @@ export class InboxStore {
   private pageParams(): URLSearchParams {
     const params = this.filterParams();
     params.set("limit", String(PAGE));
+    // The list only: the tab counts stay per status.
+    if (this.label.value) params.set("label", this.label.value);
     if (this.tab.value !== "all") params.set("status", this.tab.value);
     const q = this.query.value.trim();
     if (q) params.set("q", q);
@@ -186,8 +192,9 @@ export class InboxStore {
     void this.load();
   }
 
-  setFilter(which: "bot" | "assignee", value: string): void {
+  setFilter(which: "bot" | "assignee" | "label", value: string): void {
     if (which === "bot") this.bot.value = value;
+    else if (which === "label") this.label.value = value;
     else this.assignee.value = value as AssigneeFilter;
     void this.load();
   }
@@ -207,6 +214,7 @@ export class InboxStore {
   private matches(c: InboxConversation, assigneeKnown: boolean): boolean {
     const assignee = this.assignee.value;
     return (!this.bot.value || c.bot_id === this.bot.value) && (this.tab.value === "all" || c.status === this.tab.value) &&
+      (!this.label.value || !c.labels || c.labels.includes(this.label.value)) &&
       (assignee === "all" || !assigneeKnown || (assignee === "unassigned" ? c.assignee === null : c.assignee?.user_id === this.myId));
   }
 

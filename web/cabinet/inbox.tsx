@@ -8,6 +8,7 @@ import { InboxStore, TABS, type Tab } from "./inbox-store.ts";
 import type { LiveFeed } from "./live.ts";
 import { handlerLabel } from "./rich.tsx";
 import { formatTime } from "./ui.tsx";
+import { BulkBar, LabelChips, LabelFilter, SelectBox } from "./labels.tsx";
 import { PresenceDot, TeamPresence } from "./presence.tsx";
 
 /** The next page is asked for when the "more" row comes this close to the list's bottom edge. */
@@ -52,7 +53,9 @@ export function InboxView({ openId, live }: { openId: string | undefined; live: 
             <option value="me">Mine</option>
             <option value="unassigned">Unassigned</option>
           </select>
+          <LabelFilter store={store} />
         </div>
+        <BulkBar store={store} myId={store.myId} />
         <TeamPresence botIds={[...store.bots.value.keys()]} />
         <ConversationList store={store} />
       </aside>
@@ -114,7 +117,7 @@ function ConversationList({ store }: { store: InboxStore }) {
   } else {
     content = (
       <>
-        {sorted.map((c) => <Row key={c.id} c={c} bot={bots.get(c.bot_id)} open={c.id === openId} />)}
+        {sorted.map((c) => <Row key={c.id} c={c} bot={bots.get(c.bot_id)} open={c.id === openId} store={store} />)}
         {cursor !== null && (
           <li class="list-more" ref={moreRow}>
             {store.pageError.value && <span class="form-error">{store.pageError.value}</span>}
@@ -133,12 +136,13 @@ function ConversationList({ store }: { store: InboxStore }) {
   );
 }
 
-function Row({ c, bot, open }: { c: InboxConversation; bot: Bot | undefined; open: boolean }) {
+function Row({ c, bot, open, store }: { c: InboxConversation; bot: Bot | undefined; open: boolean; store: InboxStore }) {
   const last = c.last_message;
   const preview = last ? `${last.direction === "out" ? (last.sender === "operator" ? "Operator: " : "Bot: ") : ""}${last.text}` : "No messages";
   const unread = open ? 0 : c.unread_count;
   return (
-    <li>
+    <li class="conv-row">
+      <SelectBox store={store} id={c.id} />
       <a href={`#/inbox/${c.id}`} class={`conv${open ? " active" : ""}${unread ? " unread" : ""}`} aria-current={open ? "true" : undefined} data-id={c.id}>
         <div class="conv-line">
           <strong class="conv-name">{contactName(c.contact, `Chat ${c.chat_id.slice(0, 12)}`)}</strong>
@@ -153,6 +157,7 @@ function Row({ c, bot, open }: { c: InboxConversation; bot: Bot | undefined; ope
           <span class="clip">{`${bot?.name ?? "Bot"} · ${c.channel}${handlerLabel(c)}`}</span>
           {c.assignee && <span class="assignee" title="Assigned to"><PresenceDot userId={c.assignee.user_id} email={c.assignee.email} />{`→ ${c.assignee.email}`}</span>}
         </div>
+        <LabelChips botId={c.bot_id} names={c.labels} />
       </a>
     </li>
   );

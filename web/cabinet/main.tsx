@@ -17,6 +17,8 @@ import { LiveFeed, type LiveState } from "./live.ts";
 import { followNotificationClicks, NotificationsControl } from "./notifications.tsx";
 import { disablePush, pushSupported } from "./push.ts";
 import { toast, Toasts } from "./ui.tsx";
+import { registerOfflineShell } from "./install.ts";
+import { ContactsView, MentionsView } from "./contacts.tsx";
 import { PresenceSwitch, watchPresence } from "./presence.tsx";
 
 const configured = document.querySelector<HTMLMetaElement>('meta[name="botinbox-public-url"]')?.content ?? "";
@@ -32,7 +34,7 @@ window.addEventListener("hashchange", () => (route.value = location.hash));
 /** The route to open once the operator has logged in. */
 let afterLogin: string | undefined;
 const AUTH_SECTIONS = new Set(["login", "register", "forgot", "reset"]);
-const SECTIONS = new Set(["", "inbox", "bots", "account", "reports"]);
+const SECTIONS = new Set(["", "inbox", "bots", "account", "reports", "contacts", "mentions"]);
 const INVITE = /^#invite=([\w-]+)/;
 const parts = (hash: string) => hash.replace(/^#\/?/, "").split(/[/?]/);
 
@@ -64,7 +66,7 @@ function logout() {
 }
 
 const LIVE_LABELS: Record<LiveState, string> = { live: "Live", connecting: "Connecting…", offline: "Offline, reconnecting…" };
-const NAV = [["inbox", "Inbox"], ["bots", "Bots"], ["account", "Account"], ["reports", "Reports"]] as const;
+const NAV = [["inbox", "Inbox"], ["mentions", "Mentions"], ["contacts", "Contacts"], ["bots", "Bots"], ["account", "Account"], ["reports", "Reports"]] as const;
 
 function Shell({ current, children }: { current: string; children: ComponentChildren }) {
   const state = live.state.value;
@@ -126,11 +128,13 @@ function Routes() {
     };
     return <AuthView mode={section} done={done} note={note} />;
   }
-  const current = section === "bots" || section === "account" || section === "reports" ? section : "inbox";
+  const current = ["bots", "account", "reports", "contacts", "mentions"].includes(section) ? section : "inbox";
   let view = null;
   if (invite) view = <InviteView code={invite[1]!} done={() => (location.hash = "#/inbox")} />;
   else if (section === "account") view = <AccountView logout={logout} />;
   else if (section === "reports") view = <ReportsView />;
+  else if (section === "contacts") view = <ContactsView />;
+  else if (section === "mentions") view = <MentionsView />;
   else if (section === "bots") view = id ? <BotCardView key={id} id={id} publicUrl={publicUrl} /> : <BotsView />;
   else if (section === "inbox" || section === "") view = <InboxView openId={id} live={live} />;
   return <Shell current={current}>{view}</Shell>;
@@ -140,3 +144,8 @@ const app = document.getElementById("app")!;
 app.removeAttribute("aria-busy");
 render(<><Routes /><Toasts /></>, app);
 followNotificationClicks();
+// A colleague's mention shows at once, wherever the operator is in the cabinet.
+live.on((event) => {
+  if (event.kind === "mentioned") toast(`${event.mention.by?.email ?? "A colleague"} mentioned you: ${event.mention.text}`);
+});
+registerOfflineShell();

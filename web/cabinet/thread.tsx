@@ -110,10 +110,10 @@ export class ThreadModel {
 
 function Bubble({ m, deleted }: { m: Message; deleted: boolean }) {
   return (
-    <div class={`bubble ${m.direction} ${m.sender}${deleted ? " deleted" : ""}`} data-id={m.id} data-message-id={m.message_id}>
+    <div class={`bubble ${m.direction} ${m.sender}${deleted ? " deleted" : ""}${m.private ? " private" : ""}`} data-id={m.id} data-message-id={m.message_id}>
       <MessageText m={m} />
       <Attachments files={m.attachments} />
-      <div class="meta">{`${SENDER_LABEL[m.sender]} · ${formatTime(m.created_at)}${m.edited_at ? " · edited" : ""}`}</div>
+      <div class="meta">{`${m.private ? `Private note · ${String(m.metadata.operator_name ?? "")} · ` : SENDER_LABEL[m.sender] + " · "}${formatTime(m.created_at)}${m.edited_at ? " · edited" : ""}`}</div>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 // The service worker's behaviour, written against the few parts of the worker scope it
 // uses, so a test can run it with a fake scope (the DOM typings have no worker scope).
 import { isCabinetRoute, OPEN_ROUTE, type OpenRouteMessage } from "./messages.ts";
+import { answerFromShell, cacheShell, type OfflineScope } from "./offline.ts";
 
 /** The push payload the push worker sends (src/push). Every field is checked: it is input. */
 export interface PushPayload {
@@ -30,7 +31,7 @@ export interface WindowClientLike {
   focus(): Promise<unknown>;
   postMessage(message: OpenRouteMessage): void;
 }
-export interface WorkerScope {
+export interface WorkerScope extends OfflineScope {
   location: { origin: string };
   registration: { showNotification(title: string, options: NotificationOptions): Promise<void> };
   clients: {
@@ -97,7 +98,11 @@ export async function openRoute(scope: WorkerScope, hash: string): Promise<void>
 
 export function listen(scope: WorkerScope): void {
   // A new version takes over at once: there is no state to hand over between versions.
-  scope.addEventListener("install", () => void scope.skipWaiting());
+  scope.addEventListener("install", (event: ExtendableEventLike) => {
+    void scope.skipWaiting();
+    event?.waitUntil?.(cacheShell(scope));
+  });
+  scope.addEventListener("fetch", (event) => answerFromShell(scope, event));
   scope.addEventListener("activate", (event: ExtendableEventLike) => event.waitUntil(scope.clients.claim()));
   scope.addEventListener("push", (event: PushEventLike) => event.waitUntil(showPush(scope, event)));
   scope.addEventListener("notificationclick", (event: NotificationClickLike) => {

@@ -135,7 +135,7 @@ export class MailWorker {
 
   private async onMessageCreated(event: PlatformEvent): Promise<void> {
     const message = event.message;
-    if (this.closed || message?.direction !== "out" || event.conversation.channel !== "email" || !this.accepts(event.bot_id)) return;
+    if (this.closed || message?.direction !== "out" || message.private || event.conversation.channel !== "email" || !this.accepts(event.bot_id)) return;
     try {
       // Normally queued with the message itself; this covers a message stored before the channel had SMTP.
       const queued = (await enqueueMail(this.wiring.db, message.id)) || (await isMailPending(this.wiring.db, message.id));

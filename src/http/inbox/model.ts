@@ -8,6 +8,7 @@ import {
   type ConversationDetail as DetailRecord, type ConversationMetaPatch as PatchInput, type InboxQuery as InboxInput,
 } from "../../domain/inbox.ts";
 import { MessageEntity } from "../runtime/entities.ts";
+import { MAX_LABEL_NAME_LENGTH, MAX_LABELS_PER_BOT } from "../../domain/labels.ts";
 import { Attachments, FileSchema } from "../files/model.ts";
 import { HANDLERS, STATUSES, type InboxConversation as InboxRecord, type Contact as ContactRecord, type Conversation as ConversationRecord, type Message as MessageRecord, type Same } from "../../core/records.ts";
 
@@ -18,6 +19,8 @@ export { DETAIL_MESSAGE_LIMIT, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT };
 export { MAX_NOTE_LENGTH, MAX_TEXT_LENGTH };
 /** Search terms shorter than this match nearly everything; longer ones are pointless. */
 export const MAX_QUERY_LENGTH = 200;
+
+export const LabelName = t.String({ minLength: 1, maxLength: MAX_LABEL_NAME_LENGTH });
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Json = t.Record(t.String(), t.Unknown());
@@ -34,8 +37,9 @@ export const Contact = t.Object(
     phone: Nullable(t.String()),
     created_at: t.String({ format: "date-time" }),
     verified: t.Boolean({ description: "A widget user the site vouched for with user_hash (signed with the bot's identity secret)" }),
+    attributes: t.Record(t.String(), t.Unknown(), { description: "Custom attributes operators keep about the contact" }),
   },
-  { title: "Contact", examples: [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}] },
+  { title: "Contact", examples: [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false, "attributes": {}}] },
 );
 export type Contact = typeof Contact.static;
 
@@ -61,6 +65,7 @@ export const Message = t.Object(
       })),
     ),
     delivery_error: t.Optional(Nullable(t.String({ description: "Why a failed (or retried) mail did not go out: the SMTP server's answer, a bounce, or a refusal" }))),
+    private: t.Boolean({ description: "A private note among members: never shown to the visitor, the bot, webhooks or channel callbacks" }),
   },
   { title: "Message", examples: [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "attachments": [], "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}] },
 );
@@ -84,8 +89,9 @@ export const Conversation = t.Object(
     created_at: t.String({ format: "date-time" }),
     updated_at: t.String({ format: "date-time" }),
     last_message_at: t.String({ format: "date-time" }),
+    labels: t.Array(t.String(), { description: "Names of the bot's labels on the conversation" }),
   },
-  { title: "Conversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z"}] },
+  { title: "Conversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false, "attributes": {}}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type Conversation = typeof Conversation.static;
 
@@ -107,7 +113,7 @@ export const InboxConversation = t.Composite(
       snoozed_until: t.Optional(Nullable(t.String({ format: "date-time", description: "A snoozed (waiting) conversation reopens then" }))),
     }),
   ],
-  { title: "InboxConversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1}] },
+  { title: "InboxConversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false, "attributes": {}}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1}] },
 );
 export type InboxConversation = typeof InboxConversation.static;
 
@@ -147,7 +153,7 @@ export const ConversationDetail = t.Composite(
       rating: Nullable(ConversationRating),
     }),
   ],
-  { title: "ConversationDetail", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1, "messages": [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}], "contacts": [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}], "contact_conversations": [], "page": {"url": "https://shop.example.com/pricing", "title": "Pricing"}, "rating": null}] },
+  { title: "ConversationDetail", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false, "attributes": {}}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1, "messages": [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}], "contacts": [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false, "attributes": {}}], "contact_conversations": [], "page": {"url": "https://shop.example.com/pricing", "title": "Pricing"}, "rating": null}] },
 );
 export type ConversationDetail = typeof ConversationDetail.static;
 
@@ -164,6 +170,7 @@ export const InboxQuery = t.Object({
   q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Search contact, chat id, note and message text" })),
   limit: t.Optional(SafeInt({ minimum: 1, description: `Default ${INBOX_DEFAULT_LIMIT}, clamped to ${INBOX_MAX_LIMIT}` })),
   before: t.Optional(t.String({ format: "uuid", description: "Conversation id: continue after it" })),
+  label: t.Optional(t.String({ minLength: 1, maxLength: MAX_LABEL_NAME_LENGTH, description: "Only conversations carrying this label (its name)" })),
 });
 export type InboxQuery = typeof InboxQuery.static;
 
@@ -181,6 +188,7 @@ export const ConversationMetaPatch = t.Object(
     status: t.Optional(Status),
     operator_note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })),
     assignee_id: t.Optional(Nullable(t.String({ format: "uuid", description: "A member of the bot; null unassigns" }))),
+    labels: t.Optional(t.Array(LabelName, { maxItems: MAX_LABELS_PER_BOT, description: "Replaces the labels: names of the bot's labels (400 for another name)" })),
     snoozed_until: t.Optional(Nullable(t.String({
       format: "date-time", description: 'Snooze: with status "waiting", the conversation returns to open at this time (kept across restarts); null cancels',
     }))),

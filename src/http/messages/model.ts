@@ -10,6 +10,7 @@ import { CHANNEL_TYPES } from "../channels/model.ts";
 import { oneOf } from "../feature.ts";
 import { MAX_TEXT_LENGTH } from "../inbox/model.ts";
 import { MAX_CALLBACK_DATA_BYTES } from "../../core/limits.ts";
+import { MAX_PHONE_LENGTH, PHONE_PATTERN } from "../../core/contact-fields.ts";
 import type { ButtonPress } from "../../domain/buttons.ts";
 
 /** Ids from outside systems: long enough for any UUID/URN, short enough to index. */
@@ -54,7 +55,8 @@ export const IncomingMessageRequest = t.Object(
         first_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
         last_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
         name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH, description: "The full name, as a site knows it" })),
-        email: t.Optional(t.String({ maxLength: MAX_EMAIL_LENGTH, description: "Kept on the contact for a verified user (user_hash) only" })),
+        email: t.Optional(t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH, description: "Kept on the contact (a writer that is not verified or signed completes only its own chat's contact)" })),
+        phone: t.Optional(t.String({ pattern: PHONE_PATTERN, maxLength: MAX_PHONE_LENGTH, description: "Kept on the contact, under the same rule as email" })),
       }),
     ),
     user_hash: t.Optional(UserHash),

@@ -7,8 +7,9 @@ import type { Services } from "../../services.ts";
 import { unavailable } from "../../core/errors.ts";
 import { feature } from "../feature.ts";
 import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
-import { bundleScript, CHARTS_CSS, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
+import { bundleScript, CHARTS_CSS, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR, type Asset } from "./assets.ts";
 import { LOCALES as WIDGET_LOCALES } from "../../../web/widget/i18n.ts";
+import { iconPng, ICON_SIZES, MANIFEST, type IconSize } from "./icons.ts";
 
 /** Sites cache the widget briefly so a fix reaches them within minutes; ETags make rechecks cheap. */
 const WIDGET_CACHE = "public, max-age=300";
@@ -49,7 +50,26 @@ export const webRoutes = (services: Services) => {
     return makeAsset(html.replace("%PUBLIC_URL%", escapeAttribute(snippetBaseUrl(services.config) ?? "")), "text/html; charset=utf-8");
   });
 
+  const manifest = makeAsset(JSON.stringify(MANIFEST), "application/manifest+json");
+  const icons = new Map<IconSize, () => Promise<Asset>>(ICON_SIZES.map((size) => [size, lazyAsset(async () => {
+    const png = iconPng(size);
+    return { ...makeAsset("", "image/png"), body: png as Uint8Array<ArrayBuffer>, gzip: png as Uint8Array<ArrayBuffer>, etag: `"icon-${size}-1"` };
+  })]));
+
   return feature()
+    // The installable app (the service worker keeps its shell for offline starts).
+    .get("/manifest.webmanifest", ({ request }) => serveAsset(request, manifest, CABINET_CACHE), HIDDEN)
+    .get("/icons/:file", async ({ request, params, set }) => {
+      const size = Number(/^icon-(\d+)\.png$/.exec(params.file)?.[1]) as IconSize;
+      const icon = icons.get(size);
+      if (!icon) {
+        set.status = 404;
+        return { ok: false, error: "icon not found", error_code: 404 };
+      }
+      // PNG is compressed already: never gzip it again.
+      const asset = await icon();
+      return serveAsset(new Request(request.url, { headers: { "if-none-match": request.headers.get("if-none-match") ?? "" } }), asset, "public, max-age=86400");
+    }, HIDDEN)
     .get("/widget.js", async ({ request }) => {
       const response = serveAsset(request, await widget().catch(fail("widget.js")), WIDGET_CACHE);
       // Pages that isolate themselves (COEP) may still load the widget from our origin.
