@@ -23,6 +23,7 @@ import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { integrationRoutes } from "./integrations/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -55,6 +56,7 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(pushRoutes(services))
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
+    .use(integrationRoutes(services))
     .use(webRoutes(services));
 }
 
