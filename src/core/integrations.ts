@@ -1,7 +1,5 @@
 // Contracts of the integrations: the event kinds an event webhook can follow, its signature
 // header, and the scopes of personal API tokens. No I/O.
-import { createHmac } from "node:crypto";
-
 /** What an event webhook can follow (docs: README "Event webhooks"). */
 export const EVENT_WEBHOOK_EVENTS = ["conversation_created", "conversation_updated", "message_created", "contact_updated"] as const;
 export type EventWebhookEvent = (typeof EVENT_WEBHOOK_EVENTS)[number];
@@ -11,11 +9,6 @@ export const MAX_EVENT_WEBHOOKS_PER_BOT = 10;
 
 export const EVENT_SIGNATURE_HEADER = "X-Botinbox-Signature";
 export const EVENT_ID_HEADER = "X-Botinbox-Event-Id";
-
-/** `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
-export function eventSignature(secret: string, timestamp: number, body: string): string {
-  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
-}
 
 /** Personal API token scopes: reading the inbox, replying and changing conversations, managing bots. */
 export const API_TOKEN_SCOPES = ["inbox:read", "inbox:write", "bots:admin"] as const;

@@ -14,7 +14,8 @@ import type { Logger } from "../logger.ts";
 import type { SecretBox } from "../secrets.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import type { Contact } from "../core/records.ts";
-import { EVENT_ID_HEADER, EVENT_SIGNATURE_HEADER, eventSignature, type EventWebhookEvent } from "../core/integrations.ts";
+import { EVENT_ID_HEADER, EVENT_SIGNATURE_HEADER, type EventWebhookEvent } from "../core/integrations.ts";
+import { eventSignature } from "./signature.ts";
 import {
   contactChanged, enqueueEventDelivery, finishEventDelivery, listEventWebhooks, listPendingEventDeliveries, retryEventDeliveryLater,
   type DbEventWebhook, type PendingEventDelivery,
