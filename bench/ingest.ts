@@ -9,7 +9,9 @@
 // Production needs DATABASE_URL (only the server is used: the bench creates and drops its
 // own databases) and starts its own nats-server (JetStream, temp dir) so its CPU is ours alone.
 // Env: BENCH_SECONDS (15), BENCH_CONNECTIONS (64), BENCH_BOTS (10), BENCH_CHATS (100000),
-//      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_PROFILE=<dir> (bun --cpu-prof-md).
+//      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_PROFILE=<dir> (bun --cpu-prof-md),
+//      BENCH_SCENARIOS (spread,hot), BENCH_PRODUCT_SQL (what-if: SQL run on the product's database after
+//      its migrations, e.g. "drop index x", to price an index or a setting before building the change).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -297,6 +299,7 @@ async function benchMode(mode: Mode): Promise<void> {
     naiveEnv.NAIVE_DATABASE_URL = naiveDb;
     await runOnce("src/release.ts", productEnv);
     productSql = postgres(productDb, { max: 1, onnotice: () => {} });
+    if (process.env.BENCH_PRODUCT_SQL) await productSql.unsafe(process.env.BENCH_PRODUCT_SQL);
     naiveSql = postgres(naiveDb, { max: 1, onnotice: () => {} });
     cleanups.push(() => productSql!.end(), () => naiveSql!.end());
   } else {
@@ -317,7 +320,9 @@ async function benchMode(mode: Mode): Promise<void> {
 
   console.log(`\nmode ${mode}: wrk ${WRK_THREADS} threads, ${CONNECTIONS} connections, ${BOTS} bots, chats among ${CHATS}, ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per run, ${RUNS} run(s) each, alternating`);
   for (const t of [product, naive]) await wrkRun(t, t.botIds, WARMUP_SECONDS, `${t.name}-warm-${stamp}`);
-  for (const [scenario, pick] of [["spread", (t: Target) => t.botIds], ["hot bot", (t: Target) => [t.botIds[0]!]]] as const) {
+  const scenarios = [["spread", (t: Target) => t.botIds], ["hot bot", (t: Target) => [t.botIds[0]!]]] as const;
+  const wanted = (process.env.BENCH_SCENARIOS ?? "spread,hot").split(",");
+  for (const [scenario, pick] of scenarios.filter(([name]) => wanted.includes(name.split(" ")[0]!))) {
     const results = { product: [] as RunResult[], naive: [] as RunResult[] };
     for (let run = 0; run < RUNS; run++) {
       for (const t of [product, naive]) results[t.name as "product" | "naive"].push(await wrkRun(t, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));

@@ -31,7 +31,30 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** The sentence for a port that cannot be listened on, or undefined for other errors. */
+function listenRefusal(config: Config, err: unknown): StartupError | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return new StartupError(`port ${config.port} on ${config.host} is already in use: stop what listens there or set PORT`);
+  if (code === "EACCES") return new StartupError(`no permission to listen on port ${config.port}: use a port above 1023 or set PORT`);
+  return undefined;
+}
+
+/**
+ * Tries the port before the database opens: a taken port is said at once, not after
+ * PGlite's start and the migrations (tens of seconds on a busy machine). The real listen
+ * below still maps the same errors, for a port taken in between.
+ */
+function probePort(config: Config): void {
+  if (config.port === 0) return;
+  try {
+    Bun.listen({ hostname: config.host, port: config.port, socket: { data() {} } }).stop(true);
+  } catch (err) {
+    throw listenRefusal(config, err) ?? err;
+  }
+}
+
 export async function startServer(config: Config, logger: Logger, options: OpenOptions = {}): Promise<RunningServer> {
+  probePort(config);
   const platform = await openPlatform(config, logger, options);
   const state: AppState = { draining: false };
   const services = composeServices(platform);
@@ -41,10 +64,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     server = serve(config, app);
   } catch (err) {
     await platform.close();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new StartupError(`port ${config.port} on ${config.host} is already in use: stop what listens there or set PORT`);
-    if (code === "EACCES") throw new StartupError(`no permission to listen on port ${config.port}: use a port above 1023 or set PORT`);
-    throw err;
+    throw listenRefusal(config, err) ?? err;
   }
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
   let stopped: Promise<void> | undefined;

@@ -1,7 +1,8 @@
 // IntakeActor: one per bot per process; group commit for the bot's incoming messages. Every
 // message that arrives while a batch is being written waits for the next batch, and a batch
 // is ONE transaction (a handful of statements whatever its size: arrays unnested
-// server-side, pipelined on the connection) followed by one pipelined publish of its updates.
+// server-side, the inserts in one statement, pipelined on the connection) followed by one
+// pipelined publish of its updates.
 // Each request is answered when its batch is committed and durable in the update log.
 //
 // The queue is the actor's mailbox: batches run one at a time, outside the actor system's
@@ -12,10 +13,9 @@ import type { NewUpdate } from "../updates/log.ts";
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import {
-  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, insertConversations,
-  insertIncomingMessages, lockBotCounters, setBotCounters, touchConversationsForIncoming, upsertContacts,
+  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, lockBotCounters, touchConversationsForIncoming,
+  writeIncomingBatch,
 } from "../db/intake.ts";
-import { insertOutboxRows } from "../db/outbox.ts";
 import { toConversation, toMessage } from "../db/view.ts";
 import { conflict, isDependencyOutage, notFound } from "../core/errors.ts";
 import { noEffects, type Effects, type PendingUpdate } from "../core/events.ts";
@@ -178,20 +178,20 @@ export class IntakeActor implements ActorHooks {
       if (plan.messages.length === 0) return { last: Promise.resolve({ plan, conversations: byId, contacts: contactById, updateJson: [] }) };
       const updateJson = this.deps.logInTransaction ? [] : plan.updates.map((u) => json(u.payload));
       // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
+      const inTransaction = this.deps.logInTransaction;
       const writes = inOrder(db, [
-        () => setBotCounters(tx, bot.id, plan.counters),
-        () => upsertContacts(tx, bot.id, bot.owner_id, plan.contacts),
-        () => insertConversations(tx, bot.id, bot.owner_id, plan.conversations),
-        () => insertIncomingMessages(tx, bot.id, bot.owner_id, plan.messageWrites),
+        () => writeIncomingBatch(tx, {
+          botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
+          messages: plan.messageWrites,
+          outbox: inTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson[i]! })),
+        }),
         () => touchConversationsForIncoming(tx, plan.touches),
-        () => this.deps.logInTransaction
-          ? this.deps.logInTransaction.append(tx, bot.id, plan.updates)
-          : insertOutboxRows(tx, bot.id, plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson[i]! }))),
+        () => (inTransaction ? inTransaction.append(tx, bot.id, plan.updates) : Promise.resolve()),
       ] as const);
       return {
-        last: writes.then(([, upserted, created, , touched]) => {
-          for (const c of upserted) contactById.set(c.id, c);
-          for (const c of [...created, ...touched]) byId.set(c.id, c);
+        last: writes.then(([written, touched]) => {
+          for (const c of written.contacts) contactById.set(c.id, c);
+          for (const c of [...written.conversations, ...touched]) byId.set(c.id, c);
           return { plan, conversations: byId, contacts: contactById, updateJson };
         }),
       };

@@ -26,11 +26,15 @@ type Snapshot = Conversation & Partial<Pick<InboxConversation, "assignee" | "unr
 /** A live change kept while a load is on its way, to be laid over the page it brings. */
 interface HeldChange {
   snapshot: Snapshot;
-  unread: boolean;
+  unreadMessage?: number;
 }
 
 /** A chat's message ids are increasing integers (as text). */
 const messageOrder = (m: { message_id: string }) => Number(m.message_id);
+
+/** Per conversation, the newest message its loaded unread count includes (a page's rows include their last message). */
+const countedOf = (page: InboxConversation[]) =>
+  new Map(page.map((c) => [c.id, c.last_message ? messageOrder(c.last_message) : 0]));
 
 const newestFirst = (a: Conversation, b: Conversation) => b.last_message_at.localeCompare(a.last_message_at) || b.id.localeCompare(a.id);
 
@@ -66,6 +70,7 @@ export class InboxStore {
   private myId: string | undefined;
   /** Live changes seen while the list loads (none when no load is on its way). */
   private held: HeldChange[] | undefined;
+  private counted = new Map<string, number>();
 
   constructor() {
     currentUser().then((u) => (this.myId = u.id), () => {});
@@ -101,7 +106,9 @@ export class InboxStore {
       const page = await this.list.run(() => get<InboxConversation[]>(`/api/inbox?${this.pageParams()}`));
       if (!page) return;
       const items = new Map(page.map((c) => [c.id, c]));
-      for (const change of held) this.merge(items, change.snapshot, change.unread);
+      const counted = countedOf(page);
+      for (const change of held) this.merge(items, counted, change.snapshot, change.unreadMessage);
+      this.counted = counted;
       batch(() => {
         this.items.value = items;
         this.cursor.value = page.at(-1)?.id ?? null;
@@ -129,6 +136,7 @@ export class InboxStore {
       // Dropped: a fresh load replaced the list (and ended this paging) meanwhile.
       if (!page) return;
       const items = new Map(this.items.value);
+      for (const [id, upTo] of countedOf(page.filter((c) => !items.has(c.id)))) this.counted.set(id, upTo);
       for (const c of page) if (!items.has(c.id)) items.set(c.id, c);
       batch(() => {
         this.items.value = items;
@@ -202,23 +210,27 @@ export class InboxStore {
       (assignee === "all" || !assigneeKnown || (assignee === "unassigned" ? c.assignee === null : c.assignee?.user_id === this.myId));
   }
 
-  /** A newer snapshot of a conversation (a live event, or a change made in this tab); `unread`: it brings an unread message. */
-  upsert = (c: Snapshot, unread = false): void => {
-    this.held?.push({ snapshot: c, unread });
+  /**
+   * A newer snapshot of a conversation (a live event, or a change made in this tab);
+   * `unreadMessage`: the id of an unread message it brings.
+   */
+  upsert = (c: Snapshot, unreadMessage?: number): void => {
+    this.held?.push({ snapshot: c, unreadMessage });
     const items = new Map(this.items.value);
-    if (this.merge(items, c, unread)) this.items.value = items;
+    if (this.merge(items, this.counted, c, unreadMessage)) this.items.value = items;
   };
 
   /** Lays a snapshot over `items`; false when it is older than what they hold (nothing changed). */
-  private merge(items: Map<string, InboxConversation>, c: Snapshot, unread: boolean): boolean {
+  private merge(items: Map<string, InboxConversation>, counted: Map<string, number>, c: Snapshot, unreadMessage?: number): boolean {
     const known = items.get(c.id);
     // Events about edits carry an older snapshot than the list may already have.
     if (known && known.updated_at > c.updated_at) return false;
-    // A message the known row already ends with (or follows) is already in its unread
-    // count: the row came from a page read after it, or from an earlier event.
-    const counted = known?.last_message && c.last_message && messageOrder(known.last_message) >= messageOrder(c.last_message);
+    // A message up to which the row's unread count is already known is not counted again
+    // (the row came from a page read after it, or the event came twice).
+    const newUnread = unreadMessage !== undefined && unreadMessage > (counted.get(c.id) ?? 0);
+    if (newUnread) counted.set(c.id, unreadMessage);
     // Live snapshots are not per user: this user's unread count and the assignee stay as known.
-    const unreadCount = (known?.unread_count ?? 0) + (unread && !counted ? 1 : 0);
+    const unreadCount = (known?.unread_count ?? 0) + (newUnread ? 1 : 0);
     const merged: InboxConversation = { ...c, assignee: "assignee" in c ? c.assignee ?? null : known?.assignee ?? null, unread_count: unreadCount };
     if (this.matches(merged, "assignee" in c || known !== undefined)) items.set(c.id, merged);
     else items.delete(c.id);
@@ -261,7 +273,7 @@ export class InboxStore {
         const incoming = event.kind === "message_created" && event.message?.direction === "in";
         const unread = incoming && (id !== this.openId.value || document.visibilityState !== "visible");
         if (this.query.value.trim()) this.reloadSoon();
-        else this.upsert(event.conversation, unread);
+        else this.upsert(event.conversation, unread ? messageOrder(event.message!) : undefined);
         return this.countsSoon();
       }
     }
