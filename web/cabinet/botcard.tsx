@@ -6,6 +6,7 @@ import { CannedSection } from "./canned.tsx";
 import { ChannelsSection } from "./channels.tsx";
 import { FirstRunChecklist } from "./checklist.tsx";
 import { MembersSection } from "./members.tsx";
+import { EventWebhooksSection } from "./integrations.tsx";
 import { CopyButton, errorText, formatTime, toast, useLatest, useTitle } from "./ui.tsx";
 
 /** The bot-token secret is shown masked until asked for. */
@@ -85,6 +86,10 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
         <section class="card" aria-labelledby="team-title">
           <h2 id="team-title">Team</h2>
           <MembersSection botId={bot.id} />
+        </section>
+        <section class="card span-2" aria-labelledby="integrations-title">
+          <h2 id="integrations-title">Integrations</h2>
+          <EventWebhooksSection botId={bot.id} />
         </section>
         <section class="card" aria-labelledby="canned-title">
           <h2 id="canned-title">Canned replies</h2>
