@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { ChannelCallbackActor } from "./channel_callbacks.ts";
 import { EventHookActor, EventHookIntake, type EventHookDeps } from "./event_hooks.ts";
-import { listBotsWithPendingEvents } from "../db/event_webhooks.ts";
+import { listBotsWithEventWebhooks, listBotsWithPendingEvents } from "../db/event_webhooks.ts";
 import type { SecretBox } from "../secrets.ts";
 import { ActorSystem, type ActorRef } from "../actors/system.ts";
 import { WebhookActor, type DeliveryDeps } from "./webhook.ts";
@@ -94,6 +94,8 @@ export class WebhookWorker {
   private readonly held = new Map<string, Held>();
   private readonly acquiring = new Set<string>();
   private webhookBots = new Set<string>();
+  /** Bots with (or once with) event webhooks: other bots' events cost no query (learnt from the scan and eventhooks.<bot> notices). */
+  private eventHookBots = new Set<string>();
   private subscriptions: Unsubscribe[] = [];
   private scanTimer: ReturnType<typeof setInterval> | undefined;
   private scanning: Promise<void> | undefined;
@@ -137,7 +139,7 @@ export class WebhookWorker {
       bus.subscribe(ALL_WEBHOOK_SUBJECTS, (data, subject) => this.onWebhookChanged(botOfSubject(subject), data as WebhookChanged)),
       bus.subscribe(MESSAGE_CREATED_SUBJECTS, (data) => this.onMessageCreated(data as PlatformEvent)),
       bus.subscribe(ALL_CONVERSATION_EVENTS, (data) => this.onConversationEvent(data as PlatformEvent)),
-      bus.subscribe(ALL_EVENT_HOOK_SUBJECTS, (_data, subject) => this.onEventQueued(botOfSubject(subject))),
+      bus.subscribe(ALL_EVENT_HOOK_SUBJECTS, (_data, subject) => this.onEventHooksChanged(botOfSubject(subject))),
     );
     await bus.flush();
     await this.scan();
@@ -203,8 +205,14 @@ export class WebhookWorker {
   }
 
   private async onConversationEvent(event: PlatformEvent): Promise<void> {
-    if (this.closed || !event?.bot_id || !event.conversation || !this.accepts(event.bot_id)) return;
+    if (this.closed || !event?.bot_id || !event.conversation || !this.eventHookBots.has(event.bot_id) || !this.accepts(event.bot_id)) return;
     if (await this.intake.offer(event)) this.onEventQueued(event.bot_id);
+  }
+
+  private onEventHooksChanged(botId: string): void {
+    // A hook created or a redeliver: events of this bot are offered from now on.
+    this.eventHookBots.add(botId);
+    this.onEventQueued(botId);
   }
 
   private onEventQueued(botId: string): void {
@@ -243,6 +251,8 @@ export class WebhookWorker {
     await enqueueMissedCallbacks(db, new Date(Date.now() - CALLBACK_CATCH_UP_MS), CALLBACK_CHANNELS);
     const callbackBots = (await listBotsWithPendingCallbacks(db)).filter((id) => this.accepts(id));
     const eventBots = (await listBotsWithPendingEvents(db)).filter((id) => this.accepts(id));
+    // Only added to: a scan's older list must not undo a notice that came meanwhile; a bot whose hooks are gone costs one query per event.
+    for (const id of await listBotsWithEventWebhooks(db)) this.eventHookBots.add(id);
     const wanted: Array<[Kind, string]> = [
       ...webhookBots.map((id): [Kind, string] => ["webhook", id]),
       ...callbackBots.map((id): [Kind, string] => ["callback", id]),
