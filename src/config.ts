@@ -35,6 +35,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** MAIL_FROM: the sender of the platform's own mail, `Name <address>` or an address. */
   mailFrom: string;
+  /** ROUTING_REASSIGN_AFTER_S: a routed conversation whose assignee stays offline this long goes to someone online. */
+  routingReassignAfterSeconds: number;
 }
 
 /**
@@ -43,6 +45,9 @@ export interface Config {
  * inside these ranges are our proxies; the first address from the right outside them is the client.
  */
 export type TrustProxy = { kind: "none" } | { kind: "hops"; hops: number } | { kind: "cidrs"; ranges: string[] };
+
+/** Why: ten minutes covers a restart, a lost connection or a coffee; longer leaves a visitor waiting on someone who left. */
+export const DEFAULT_ROUTING_REASSIGN_AFTER_S = 600;
 
 export class ConfigError extends Error {}
 
@@ -219,5 +224,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, "METRICS_PORT") : undefined,
     smtpUrl: parseUrl("SMTP_URL", env.SMTP_URL, ["smtp:", "smtps:"]),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
+    routingReassignAfterSeconds: parsePositiveInt("ROUTING_REASSIGN_AFTER_S", env.ROUTING_REASSIGN_AFTER_S, DEFAULT_ROUTING_REASSIGN_AFTER_S),
   };
 }

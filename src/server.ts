@@ -67,6 +67,8 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     throw listenRefusal(config, err) ?? err;
   }
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
+  // Snoozes due, routing and reassignment: every web process scans (each step is multi-process safe).
+  const teamScan = services.teamwork.scan();
   let stopped: Promise<void> | undefined;
   return {
     url,
@@ -79,6 +81,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
         const drained = server.stop(false);
         await Promise.race([drained, Bun.sleep(DRAIN_TIMEOUT_MS)]);
         server.stop(true);
+        await teamScan.stop();
         await platform.close();
       })();
       return stopped;

@@ -43,6 +43,14 @@ import type { PlatformMailer } from "./delivery/mail/mailer.ts";
 import * as mail from "./domain/mail.ts";
 import * as mailChannel from "./domain/mail_channel.ts";
 import * as passwordReset from "./domain/password-reset.ts";
+import * as presence from "./domain/presence.ts";
+import * as routing from "./domain/routing.ts";
+import * as hours from "./domain/hours.ts";
+import { afterBotHandoff, afterVisitorMessage, startTeamworkScan } from "./domain/teamwork.ts";
+import * as reports from "./domain/reports.ts";
+import * as reportCsv from "./domain/report_csv.ts";
+import { rateConversation, type RatingRequest } from "./domain/ratings.ts";
+import * as identity from "./domain/identity.ts";
 
 /** Who calls: the signed-in user (a user token). */
 export interface Caller {
@@ -92,6 +100,13 @@ export function wire(platform: Platform): Wiring {
 export function composeServices(platform: Platform, w: Wiring = wire(platform)) {
   const { db } = w;
   const limits = requestLimits(platform.limiter, platform.config.limits);
+  const teamworkDeps = { ...w, now: platform.now };
+  /** Routing and the away message after a visitor wrote: the message is accepted whatever they do. */
+  const teamworkAfter = async <T extends { conversation_id: string }>(bot: DbBot, accepted: T): Promise<T> => {
+    await afterVisitorMessage(teamworkDeps, bot, accepted.conversation_id)
+      .catch((err: unknown) => w.logger.warn({ err: String(err), conversation_id: accepted.conversation_id }, "routing after a visitor message failed"));
+    return accepted;
+  };
   return {
     /** Tells apart the plugin instances of two compositions in one process (tests). */
     id: randomUUID(),
@@ -193,12 +208,17 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       bot: (botId: string | undefined, widgetKey: string | undefined) => intake.selectBot(w, botId, widgetKey),
       botByIntegrationKey: (key: string) => intake.botByIntegrationKey(w, key),
       checkOrigin: (bot: DbBot, origin: string | null) => channels.checkWidgetOrigin(w, bot.id, origin),
-      accept: (bot: DbBot, body: intake.IncomingMessage, idempotencyKey?: string, signed?: SignedRequest) =>
-        intake.acceptMessage(w, bot, body, idempotencyKey, signed),
-      submitForm: (bot: DbBot, form: intake.FormSubmission, signed?: SignedRequest) => intake.acceptFormSubmission(w, bot, form, signed),
+      accept: async (bot: DbBot, body: intake.IncomingMessage, idempotencyKey?: string, signed?: SignedRequest) =>
+        teamworkAfter(bot, await intake.acceptMessage(w, bot, body, idempotencyKey, signed)),
+      submitForm: async (bot: DbBot, form: intake.FormSubmission, signed?: SignedRequest) =>
+        teamworkAfter(bot, await intake.acceptFormSubmission(w, bot, form, signed)),
       pressButton: (bot: DbBot, press: Parameters<typeof pressInlineButton>[2]) => pressInlineButton(w, bot, press),
       history: (bot: DbBot, query: intake.HistoryQuery) => intake.chatHistory(w, bot, query),
-      widget: (widgetKey: string, origin: string | null) => channels.widgetLook(w, widgetKey, origin),
+      widget: async (widgetKey: string, origin: string | null) => {
+        const look = await channels.widgetLook(w, widgetKey, origin);
+        return { ...look, ...(await hours.awayState(teamworkDeps, look.bot_id)) };
+      },
+      rate: (bot: DbBot, body: RatingRequest) => rateConversation(w, bot, body),
     },
     /** The bot runtime API: the caller is the bot its token names. */
     runtime: {
@@ -209,7 +229,12 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       editText: (bot: DbBot, body: runtime.EditMessageTextRequest) => runtime.editMessageText(w, bot, body),
       editMarkup: (bot: DbBot, body: Parameters<typeof runtime.editMessageReplyMarkup>[2]) => runtime.editMessageReplyMarkup(w, bot, body),
       answerCallbackQuery: (bot: DbBot, answer: Parameters<typeof answerCallbackQuery>[2]) => answerCallbackQuery(w, bot, answer),
-      handoff: (bot: DbBot, chatId: string) => botHandoff(w, bot, chatId),
+      handoff: async (bot: DbBot, chatId: string) => {
+        const handed = await botHandoff(w, bot, chatId);
+        await afterBotHandoff(teamworkDeps, bot, chatId)
+          .catch((err: unknown) => w.logger.warn({ err: String(err), bot_id: bot.id }, "routing after a handoff failed"));
+        return handed;
+      },
       remove: (bot: DbBot, messageId: string | number) => runtime.deleteMessage(w, bot, messageId),
       setCommands: (bot: DbBot, commands: Parameters<typeof runtime.setMyCommands>[2]) => runtime.setMyCommands(w, bot, commands),
       commands: (bot: DbBot) => runtime.getMyCommands(w, bot),
@@ -221,6 +246,12 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       remove: (bot: DbBot, dropPendingUpdates?: boolean) => webhooks.deleteWebhook(w, bot, dropPendingUpdates),
       deliveries: (user: Caller, botId: string, limit: number) => webhooks.listDeliveries(db, user.id, botId, limit),
       callbacks: (user: Caller, botId: string, limit: number) => webhooks.listCallbackStates(db, user.id, botId, limit),
+    },
+    /** Verified widget visitors: the owner's identity secret, and the widget's check of a visitor. */
+    identity: {
+      secret: (user: Caller, botId: string) => identity.readIdentitySecret(w, user.id, botId),
+      rotate: (user: Caller, botId: string) => identity.rotateIdentitySecret(w, user.id, botId),
+      check: (bot: DbBot, claim: identity.IdentityClaim) => identity.identify(w, bot.id, claim),
     },
     telegram: {
       call: (bot: DbBot, method: string, params: Params) => callMethod(w, bot, method, params),
@@ -241,11 +272,28 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
       subscribe: (user: Caller, body: pushSubscriptions.PushSubscriptionRequest) => pushSubscriptions.subscribe(w, user.id, body),
       unsubscribe: (user: Caller, endpoint: string) => pushSubscriptions.unsubscribe(w, user.id, endpoint),
     },
+    teamwork: {
+      myPresence: (user: Caller) => presence.myPresence(w, user.id),
+      setPresence: (user: Caller, status: presence.PresenceStatus | "auto") => presence.setMyPresence(w, user.id, status),
+      routing: (user: Caller, botId: string) => routing.getRouting(w, user.id, botId),
+      setRouting: (user: Caller, botId: string, input: { mode: routing.RoutingMode; capacity?: number }) => routing.setRouting(w, user.id, botId, input),
+      hours: (user: Caller, botId: string) => hours.getHours(teamworkDeps, user.id, botId),
+      setHours: (user: Caller, botId: string, input: hours.HoursInput) => hours.setHours(teamworkDeps, user.id, botId, input),
+      /** The periodic scan of a web process: snoozes due, routing, reassignment, dead cabinets. */
+      scan: (options: { intervalMs?: number } = {}) =>
+        startTeamworkScan(teamworkDeps, { reassignAfterSeconds: platform.config.routingReassignAfterSeconds, ...options }),
+    },
     feeds: {
       inbox: (user: Caller, session: sessions.SessionClaims, since: number | undefined, lastEventId: string | null) =>
         inboxFeed(w, user.id, since, lastEventId, async () =>
           session.apiTokenId ? apiTokens.apiTokenIsLive(db, session.apiTokenId) : (await sessions.liveSession(db, user.id, session)) !== undefined),
       chat: (bot: DbBot, query: ChatFeedQuery, client: FeedClient) => chatFeed(w, bot, query, client, platform.config.rateLimits),
+    },
+    reports: {
+      summary: (user: Caller, query: reports.ReportQuery) => reports.summary(w, user.id, query),
+      series: (user: Caller, query: reports.SeriesQuery) => reports.series(w, user.id, query),
+      heatmap: (user: Caller, query: reports.ReportQuery) => reports.heatmap(w, user.id, query),
+      csv: { summary: reportCsv.summaryCsv, series: reportCsv.seriesCsv, heatmap: reportCsv.heatmapCsv },
     },
     system: {
       health: () => platform.health(),

@@ -39,6 +39,7 @@ describe("loadConfig defaults", () => {
       metricsPort: undefined,
       smtpUrl: undefined,
       mailFrom: "botinbox <no-reply@localhost>",
+      routingReassignAfterSeconds: 600,
     });
   });
 

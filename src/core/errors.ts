@@ -31,7 +31,11 @@ export type ErrorReason =
   | "reserved_metadata" // a public writer setting metadata only the server sets (400)
   | "signature_required" // a channel that requires signed requests got an unsigned or badly signed one (401)
   | "session_revoked" // a user token logged out, or issued before a password change (401)
-  | "wrong_file_id"; // a file_id that is not this bot's or this chat's (400, Telegram's "wrong file identifier")
+  | "wrong_file_id" // a file_id that is not this bot's or this chat's (400, Telegram's "wrong file identifier")
+  | "already_rated" // a second rating of one conversation (409)
+  | "not_closed" // a rating of a conversation that is not closed (409)
+  | "identity_invalid" // a widget visitor's user_hash that does not match their user_id (401)
+  | "identity_required"; // a verified user's chat named without their user_id and user_hash (401)
 
 export class AppError extends Error {
   constructor(

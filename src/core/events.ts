@@ -90,4 +90,13 @@ export type InboxStreamControl = { kind: "ready"; cursor: string } | { kind: "re
  * Everything GET /api/inbox/stream sends, each as an SSE event named by `kind` whose data
  * is the rest. Replayed conversation snapshots also carry `assignee`.
  */
-export type InboxStreamEvent = PlatformEvent | TypingEvent | OperatorTypingEvent | CallbackAnsweredEvent | UserEvent | InboxStreamControl;
+export type InboxStreamEvent = PlatformEvent | TypingEvent | OperatorTypingEvent | CallbackAnsweredEvent | UserEvent | InboxStreamControl | PresenceEvent;
+
+/** A member's presence changed: published once per bot they belong to, for that team's cabinets. */
+export interface PresenceEvent {
+  kind: "presence_changed";
+  owner_id: string;
+  bot_id: string;
+  user_id: string;
+  presence: "online" | "away" | "offline";
+}

@@ -19,3 +19,12 @@ export const MAX_CALLBACK_DATA_BYTES = 64;
 export const MAX_CALLBACK_ANSWER_LENGTH = 200;
 /** Telegram lets a bot answer a button press for a while; after that the visitor has long given up. */
 export const CALLBACK_ANSWER_WINDOW_SECONDS = 15 * 60;
+
+/** A report without from covers the last 30 days: the range a team lead looks at first. */
+export const REPORT_DEFAULT_RANGE_DAYS = 30;
+/** Two years and a day: long enough for a year-on-year look, short enough to bound a report's work. */
+export const REPORT_MAX_RANGE_DAYS = 731;
+/** Hourly points over more than a month are unreadable on a chart and large in CSV. */
+export const REPORT_MAX_HOURLY_RANGE_DAYS = 31;
+/** A rating's comment: a few sentences, not a letter. */
+export const MAX_RATING_COMMENT_LENGTH = 1000;

@@ -71,7 +71,14 @@ export interface Contact {
   email: string | null;
   phone: string | null;
   created_at: string;
+  /** A widget user the site vouched for (user_hash signed with the bot's identity secret). */
+  verified: boolean;
 }
+
+/** A verified widget user's chat: derived by the server from the user id; no public writer may name one. */
+export const VERIFIED_CHAT_PREFIX = "verified:";
+/** A verified user's contact key: apart from the keys unverified claims produce (`ext:`, `chat:`). */
+export const VERIFIED_CONTACT_PREFIX = "verified:";
 
 export interface Message {
   id: string;
@@ -136,7 +143,7 @@ export interface Assignee {
  * that user has not read. Live events from the write path carry a plain Conversation (no
  * `assignee` key: unchanged); assignment events carry `assignee`.
  */
-export type InboxConversation = Conversation & { assignee: Assignee | null; unread_count: number };
+export type InboxConversation = Conversation & { assignee: Assignee | null; unread_count: number; snoozed_until?: string | null };
 
 /** Compile-time proof that a schema's static type and a record type are the same shape. */
 export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,6 +1,6 @@
 // Row → record conversions: API records (inbox, public history, events) and the messages of
 // the Updates a bot's backend sees.
-import type { Contact, Conversation, Message } from "../core/records.ts";
+import { VERIFIED_CONTACT_PREFIX, type Contact, type Conversation, type Message } from "../core/records.ts";
 import { commandEntities, unixSeconds, type RuntimeMessage, type RuntimeSender } from "../core/updates.ts";
 import type { DbContact } from "./contacts.ts";
 import type { DbConversation } from "./conversations.ts";
@@ -17,6 +17,7 @@ export const toContact = (row: DbContact): Contact => ({
   email: row.email,
   phone: row.phone,
   created_at: row.created_at.toISOString(),
+  verified: row.contact_key.startsWith(VERIFIED_CONTACT_PREFIX),
 });
 
 export const toMessage = (row: DbMessage, conversation: Pick<DbConversation, "chat_id" | "channel">): Message => ({

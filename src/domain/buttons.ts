@@ -15,8 +15,9 @@ import { pressButton, type ConversationDeps } from "./conversations.ts";
 import { hasPublicHistory } from "../core/records.ts";
 import { callbackButtonLabel } from "./markup.ts";
 import { botSender } from "./runtime.ts";
+import { visitorChat, type IdentityClaim, type IdentityDeps } from "./identity.ts";
 
-export interface ButtonPress {
+export interface ButtonPress extends IdentityClaim {
   chat_id: string;
   message_id: string | number;
   data: string;
@@ -33,7 +34,8 @@ export interface CallbackAnswer {
  * The press must name a button that is really under one of the bot's messages in this
  * browser chat: nothing else can be made to reach the bot as a callback_query.
  */
-export async function pressInlineButton(deps: ConversationDeps, bot: DbBot, press: ButtonPress): Promise<{ callback_query_id: string }> {
+export async function pressInlineButton(deps: ConversationDeps & IdentityDeps, bot: DbBot, press: ButtonPress): Promise<{ callback_query_id: string }> {
+  await visitorChat(deps, bot.id, press);
   const conversation = await findConversationByChat(deps.db, bot.id, press.chat_id);
   if (!conversation || !hasPublicHistory(conversation.channel)) throw notFound("chat");
   const message = await findMessageByBotMessageId(deps.db, bot.id, Number(press.message_id));

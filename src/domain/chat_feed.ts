@@ -13,12 +13,13 @@ import { messagesAfter, latestMessageId } from "../db/streams.ts";
 import { badRequest } from "../core/errors.ts";
 import type { CallbackAnsweredEvent, OperatorTypingEvent, PlatformEvent, TypingEvent } from "../core/events.ts";
 import { ownerEventKindsSubject } from "../core/subjects.ts";
-import { hasPublicHistory, type ChannelType, type Message } from "../core/records.ts";
+import { hasPublicHistory, type ChannelType, type Message, type Status } from "../core/records.ts";
 import { toMessage } from "../db/view.ts";
 import { requireActiveChannel } from "./intake.ts";
 import type { BotDirectory } from "./directory.ts";
 import { OpenStreams, subscribeShared, type Feed, type FeedEvent, type FeedSink } from "./feed.ts";
 import type { FeedDeps } from "./inbox_feed.ts";
+import { visitorChat, type IdentityClaim, type IdentityDeps } from "./identity.ts";
 
 /** Messages read per query while catching up; a long gap is sent in several pages. */
 export const CATCH_UP_PAGE = 200;
@@ -28,7 +29,7 @@ const WIDGET_STREAMS = new OpenStreams(MAX_WIDGET_STREAMS_PER_CLIENT, "client ad
 /** Longest Last-Event-ID we parse: a bigint's digits. */
 const MAX_CURSOR_LENGTH = 20;
 
-export interface ChatFeedQuery {
+export interface ChatFeedQuery extends IdentityClaim {
   chat_id: string;
   channel?: ChannelType;
   since?: number;
@@ -36,7 +37,8 @@ export interface ChatFeedQuery {
 
 /** What a chat's feed yields: its messages and what happens to them, typing, and answers to button presses. */
 export type ChatFeedEvent =
-  | FeedEvent<"ready", { chat_id: string; message_id: string }>
+  | FeedEvent<"ready", { chat_id: string; message_id: string; status?: Status }>
+  | FeedEvent<"status", { status: Status }>
   | FeedEvent<"message" | "message_updated", Message>
   | FeedEvent<"message_deleted", Pick<Message, "id" | "message_id" | "conversation_id">>
   | FeedEvent<"typing" | "operator_typing", Record<string, never>>
@@ -62,8 +64,9 @@ export interface FeedClient {
  * (tests share one "client").
  */
 export async function chatFeed(
-  deps: FeedDeps & { bots: BotDirectory }, bot: DbBot, query: ChatFeedQuery, client: FeedClient, capped: boolean,
+  deps: FeedDeps & IdentityDeps & { bots: BotDirectory }, bot: DbBot, query: ChatFeedQuery, client: FeedClient, capped: boolean,
 ): Promise<Feed<ChatFeedEvent>> {
+  await visitorChat(deps, bot.id, query);
   const resumeFrom = parseMessageCursor(client.lastEventId) ?? query.since;
   // A switched-off channel's chats are not followed (403), as their history is not served.
   const existing = await findConversationByChat(deps.db, bot.id, query.chat_id);
@@ -146,7 +149,12 @@ async function followChat(
       return;
     }
     const event = data as PlatformEvent;
-    if (event.bot_id !== bot.id || event.conversation?.chat_id !== query.chat_id || !event.message) return;
+    if (event.bot_id !== bot.id || event.conversation?.chat_id !== query.chat_id) return;
+    // A status move (the widget asks for a rating once the conversation is closed).
+    if (event.kind === "conversation_updated" && visible(event.conversation, query.channel)) {
+      sink.send({ event: "status", data: { status: event.conversation.status } });
+    }
+    if (!event.message) return;
     if (event.kind === "message_created") {
       if (Number(event.message.message_id) > cursor) pump();
       return;
@@ -171,7 +179,8 @@ async function followChat(
     throw err;
   }
   // `ready` tells the client where the stream starts; its id is a valid resume point.
-  sink.send({ event: "ready", id: cursor, data: { chat_id: query.chat_id, message_id: String(cursor) } });
+  const status = conversation && visible(conversation, query.channel) ? { status: conversation.status } : {};
+  sink.send({ event: "ready", id: cursor, data: { chat_id: query.chat_id, message_id: String(cursor), ...status } });
   pump();
   return unsubscribe;
 }

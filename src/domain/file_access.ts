@@ -15,6 +15,7 @@ import { requireActiveChannel, selectBot } from "./intake.ts";
 import { checkWidgetOrigin } from "./channels.ts";
 import type { BotDirectory } from "./directory.ts";
 import type { RequestLimits } from "./limits.ts";
+import { visitorChat, type IdentityDeps } from "./identity.ts";
 
 /** A file ready to be served: what the response headers say, and its bytes on demand. */
 export interface ServableFile {
@@ -28,7 +29,7 @@ export interface Upload {
   body: ReadableStream<Uint8Array> | null;
 }
 
-type AccessDeps = FileDeps & { bots: BotDirectory; limits: RequestLimits };
+type AccessDeps = FileDeps & IdentityDeps & { bots: BotDirectory; limits: RequestLimits };
 
 const servable = (deps: FileDeps, file: DbFile): ServableFile => ({ meta: file, read: (range) => deps.files.get(file.id, range) });
 const record = (file: DbFile): FileRecord => withLink(storedFile(file));
@@ -46,6 +47,7 @@ export async function uploadAsVisitor(
     deps.limits.publicBot(bot.id);
     await checkWidgetOrigin(deps, bot.id, origin);
     if (!named.chat_id) throw badRequest("chat_id is required, before the file part");
+    await visitorChat(deps, bot.id, named);
     await requireActiveChannel(deps, bot.id, (named.channel ?? (named.bot_id ? "custom_api" : "widget")) as ChannelType);
     return visitorAdmission(bot.id, named.chat_id);
   }));

@@ -11,6 +11,7 @@ import type { DbMessage } from "../db/messages.ts";
 import { listMemberInbox } from "../db/inbox_list.ts";
 import { latestPageMetadata, otherConversationsOfContact, type AssigneeFilter, type DbContactConversation } from "../db/inbox_state.ts";
 import { forUser } from "./inbox_view.ts";
+import { applySnooze, parseSnooze } from "./snooze.ts";
 import { replyAsOperator, setStatusAndNote, type ConversationDeps } from "./conversations.ts";
 import { requireMember, requireMemberConversation } from "./members.ts";
 import { assign, checkAssignable } from "./inbox_state.ts";
@@ -21,6 +22,7 @@ import { notFound } from "../core/errors.ts";
 import { findMemberConversation } from "../db/members.ts";
 import { findUserById } from "../db/users.ts";
 import { toContact, toMessage } from "../db/view.ts";
+import { findRating } from "../db/ratings.ts";
 
 /** Inbox pages: 100 by default (spec), 500 at most so one page stays one fast query. */
 export const INBOX_DEFAULT_LIMIT = 100;
@@ -42,6 +44,8 @@ export interface ConversationMetaPatch {
   operator_note?: string;
   /** A member of the bot, or null to unassign. */
   assignee_id?: string | null;
+  /** With status "waiting": reopen at this ISO time (snooze); null cancels a snooze. */
+  snoozed_until?: string | null;
 }
 
 export type ConversationDetail = InboxConversation & {
@@ -49,6 +53,8 @@ export type ConversationDetail = InboxConversation & {
   contacts: Contact[];
   contact_conversations: ContactConversation[];
   page: { url: string; title: string | null } | null;
+  /** The visitor's satisfaction rating, once the conversation was closed and rated. */
+  rating: { rating: number; comment: string | null; created_at: string } | null;
 };
 
 type InboxDeps = { db: Db };
@@ -94,12 +100,13 @@ export async function conversationDetail(
   deps: InboxDeps, userId: string, id: string, before: number | undefined,
 ): Promise<ConversationDetail> {
   const row = await requireMemberConversation(deps.db, userId, id);
-  const [[card], messages, contacts, others, pageMetadata] = await Promise.all([
+  const [[card], messages, contacts, others, pageMetadata, rating] = await Promise.all([
     forUser(deps, userId, [row]),
     listConversationMessages(deps.db, row.id, DETAIL_MESSAGE_LIMIT, before ?? null),
     contactsOfConversation(deps.db, row.id),
     row.contact_id ? otherConversationsOfContact(deps.db, row.contact_id, row.id) : Promise.resolve([]),
     latestPageMetadata(deps.db, row.id),
+    findRating(deps.db, row.id),
   ]);
   const outgoing = messages.filter((m) => m.direction === "out").map((m) => m.id);
   const [delivery, mail] = await Promise.all([findCallbackStates(deps.db, outgoing), findMailStates(deps.db, outgoing)]);
@@ -114,6 +121,7 @@ export async function conversationDetail(
     contacts: contacts.map(toContact),
     contact_conversations: others.map(contactConversation),
     page: pageOf(pageMetadata),
+    rating: rating ? { rating: rating.rating, comment: rating.comment, created_at: new Date(rating.created_at).toISOString() } : null,
   };
 }
 
@@ -142,10 +150,12 @@ export async function patchConversation(
   deps: ConversationDeps & { bus: EventBus }, userId: string, id: string, patch: ConversationMetaPatch,
 ): Promise<InboxConversation> {
   let row = await requireMemberConversation(deps.db, userId, id);
+  const snooze = parseSnooze(patch.status, patch.snoozed_until, new Date());
   if (patch.assignee_id !== undefined) await checkAssignable(deps.db, row, patch.assignee_id);
   if (patch.status !== undefined || patch.operator_note !== undefined) {
     row = (await setStatusAndNote(deps, row, patch.status ?? null, patch.operator_note ?? null)).conversation;
   }
   if (patch.assignee_id !== undefined) row = await assign(deps, row, patch.assignee_id);
+  await applySnooze(deps, row, patch.status, snooze);
   return (await forUser(deps, userId, [row]))[0]!;
 }

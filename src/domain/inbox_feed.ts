@@ -26,6 +26,7 @@ import type { UserEvent } from "../core/events.ts";
 import { listMembershipOwners } from "../db/members.ts";
 import { assigneesOf, withRelations } from "./inbox_view.ts";
 import { toMessage } from "../db/view.ts";
+import { openCabinet } from "./presence.ts";
 import { OpenStreams, subscribeShared, type Feed, type FeedEvent, type FeedSink } from "./feed.ts";
 
 /** Longer than any transaction plus bus delivery, so a late-committed change is replayed. */
@@ -195,7 +196,10 @@ async function followInbox(
     recheckSession();
     reread();
   }, MEMBERSHIP_RECHECK_MS);
+  // An open cabinet makes its member online (presence.ts) until the stream ends.
+  let closeCabinet: (() => void) | undefined;
   const unsubscribe = () => {
+    closeCabinet?.();
     clearInterval(recheck);
     leaveUser();
     owners.close();
@@ -212,6 +216,7 @@ async function followInbox(
     sink.send({ event: "ready", id: cursor, data: { cursor: String(cursor) } });
     live = true;
     for (const send of queued.splice(0)) send();
+    closeCabinet = openCabinet(deps, userId);
   } catch (err) {
     unsubscribe();
     throw err;

@@ -9,6 +9,7 @@ import { findAssignees, unreadCounts } from "../db/inbox_state.ts";
 import { findMessagesByIds } from "../db/messages.ts";
 import { toConversation } from "../db/view.ts";
 import type { Assignee, Conversation, InboxConversation } from "../core/records.ts";
+import { snoozesOf } from "../db/snoozes.ts";
 
 type InboxDeps = { db: Db };
 
@@ -36,11 +37,14 @@ export async function assigneesOf(db: Db, conversationIds: string[]): Promise<Ma
 /** Adds what this user's inbox shows beside the shared snapshot: assignee and unread count. */
 export async function forUser(deps: InboxDeps, userId: string, rows: DbConversation[]): Promise<InboxConversation[]> {
   const ids = rows.map((r) => r.id);
-  const [cards, assignees, unread] = await Promise.all([
+  const [cards, assignees, unread, snoozes] = await Promise.all([
     withRelations(deps, rows),
     assigneesOf(deps.db, ids),
     unreadCounts(deps.db, userId, ids),
+    snoozesOf(deps.db, ids),
   ]);
-  return cards.map((card) => ({ ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0 }));
+  return cards.map((card) => ({
+    ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0, snoozed_until: snoozes.get(card.id)?.toISOString() ?? null,
+  }));
 }
 

@@ -15,6 +15,7 @@ import type { Db } from "../db/driver.ts";
 import { listConversationMessages } from "../db/messages.ts";
 import { toMessage } from "../db/view.ts";
 import { takeIn, type ConversationDeps } from "./conversations.ts";
+import { verifiedContactKey, visitorChat, type IdentityClaim, type IdentityDeps, type VisitorChat } from "./identity.ts";
 import { checkChannelSignature, refuseReservedMetadata, refuseServerChatId, SERVER_CHAT_PREFIX, visitorTime, type SignedRequest } from "./visitor.ts";
 
 /** Chat history pages (docs/design.md §7). */
@@ -32,7 +33,9 @@ export interface IncomingMessage {
   channel?: ChannelType;
   external_chat_id?: string;
   external_user_id?: string;
-  user?: { id?: string; first_name?: string; last_name?: string };
+  user?: { id?: string; first_name?: string; last_name?: string; name?: string; email?: string };
+  /** hex HMAC-SHA256(the bot's identity secret, user id): the site vouches for its user (identity.ts). */
+  user_hash?: string;
   metadata?: Record<string, unknown>;
   /** file_ids uploaded for this chat (POST /api/files). */
   attachments?: string[];
@@ -99,19 +102,23 @@ export interface IncomingPlan {
   fromId: string | null;
 }
 
-/** Works out chat, channel and contact from the request fields (docs/design.md §6). */
-function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean): IncomingPlan {
-  const chatId = body.chat_id ?? body.external_chat_id ?? randomUUID();
+/**
+ * Works out chat, channel and contact from the request fields (docs/design.md §6). A verified
+ * user (identity.ts) has the chat and contact of their user id, which no other claim reaches.
+ */
+function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean, verified: VisitorChat): IncomingPlan {
+  const chatId = verified.chatId ?? body.chat_id ?? body.external_chat_id ?? randomUUID();
   const channel: ChannelType = body.channel ?? (selectedByWidgetKey ? "widget" : "custom_api");
-  const fromId = body.user?.id ?? body.user_id ?? body.external_user_id ?? null;
+  const fromId = verified.userId ?? body.user?.id ?? body.user_id ?? body.external_user_id ?? null;
   const firstName = body.user?.first_name ?? null;
   const lastName = body.user?.last_name ?? null;
-  const name = [firstName, lastName].filter(Boolean).join(" ") || null;
+  const name = body.user?.name || [firstName, lastName].filter(Boolean).join(" ") || null;
+  const email = verified.userId ? body.user?.email ?? null : null;
   return {
     chatId,
     channel,
-    contactKey: fromId ? `ext:${fromId}` : `chat:${chatId}`,
-    contact: { externalUserId: body.external_user_id ?? body.user?.id ?? body.user_id ?? null, firstName, lastName, name, email: null, phone: null },
+    contactKey: verified.userId ? verifiedContactKey(verified.userId) : fromId ? `ext:${fromId}` : `chat:${chatId}`,
+    contact: { externalUserId: verified.userId ?? body.external_user_id ?? body.user?.id ?? body.user_id ?? null, firstName, lastName, name, email, phone: null },
     fromId,
   };
 }
@@ -121,15 +128,16 @@ function planIncoming(body: IncomingMessage, selectedByWidgetKey: boolean): Inco
  * `signed` is the raw request, for channels that check their server's signature.
  */
 export async function acceptMessage(
-  deps: ConversationDeps & { bots: BotDirectory }, bot: DbBot, body: IncomingMessage, idempotencyKey: string | undefined,
+  deps: ConversationDeps & IdentityDeps & { bots: BotDirectory }, bot: DbBot, body: IncomingMessage, idempotencyKey: string | undefined,
   signed?: SignedRequest,
 ): Promise<AcceptedMessage> {
-  const plan = planIncoming(body, !body.bot_id);
+  const identity = await visitorChat(deps, bot.id, { chat_id: body.chat_id ?? body.external_chat_id, user_id: body.user?.id ?? body.user_id, user_hash: body.user_hash });
+  const plan = planIncoming(body, !body.bot_id, identity);
   refuseServerChatId(plan.chatId);
   const given = body.metadata ?? {};
   refuseReservedMetadata(given);
   await requireActiveChannel(deps, bot.id, plan.channel);
-  const verified = await checkChannelSignature(deps, bot.id, plan.channel, signed);
+  const verified = (await checkChannelSignature(deps, bot.id, plan.channel, signed)) || identity.userId !== undefined;
   const attachments = await resolveAttachments(deps.db, bot.id, body.attachments, plan.chatId);
   requireTextOrFiles(body.text, attachments);
   const { createdAt, clientTimestamp } = visitorTime(body.timestamp);
@@ -151,8 +159,9 @@ const toAccepted = ({ message, conversation }: Accepted): AcceptedMessage => ({
   created_at: message.created_at.toISOString(),
 });
 
-export async function chatHistory(deps: { db: Db; bots: BotDirectory }, bot: DbBot, query: HistoryQuery): Promise<Message[]> {
-  const conversation = await findConversationByChat(deps.db, bot.id, query.chat_id);
+export async function chatHistory(deps: IdentityDeps & { bots: BotDirectory }, bot: DbBot, query: HistoryQuery & IdentityClaim): Promise<Message[]> {
+  const { chatId } = await visitorChat(deps, bot.id, query);
+  const conversation = await findConversationByChat(deps.db, bot.id, chatId!);
   if (!conversation || !hasPublicHistory(conversation.channel)) return [];
   if (query.channel && query.channel !== conversation.channel) return [];
   // A switched-off channel is closed both ways: nothing in, nothing out.

@@ -15,6 +15,7 @@ import { findUserById } from "../db/users.ts";
 import { hashToken, randomKey } from "../secrets.ts";
 import type { PlatformMailer } from "../delivery/mail/mailer.ts";
 import { mailInvite } from "./invite-mail.ts";
+import { presencesOf, type PresenceStatus } from "./presence.ts";
 
 export type { MemberRole };
 
@@ -63,6 +64,7 @@ export interface Member {
   email: string;
   role: MemberRole;
   joined_at: string;
+  presence: PresenceStatus;
 }
 export interface Invite {
   id: string;
@@ -72,27 +74,34 @@ export interface Invite {
   expires_at: string;
 }
 
-const toMember = (row: DbMember): Member => ({ user_id: row.user_id, email: row.email, role: row.role, joined_at: row.created_at.toISOString() });
+const toMember = (row: DbMember, presence: Map<string, PresenceStatus>): Member => ({
+  user_id: row.user_id, email: row.email, role: row.role, joined_at: row.created_at.toISOString(), presence: presence.get(row.user_id) ?? "offline",
+});
 const toInvite = (row: DbInvite): Invite => ({
   id: row.id, email: row.email, role: row.role, created_at: row.created_at.toISOString(), expires_at: row.expires_at.toISOString(),
 });
 
 export async function membersOf(db: Queryable, userId: string, botId: string): Promise<Member[]> {
   const bot = await requireMember(db, userId, botId, "owner");
-  return (await listMembers(db, bot.id)).map(toMember);
+  const rows = await listMembers(db, bot.id);
+  const presence = await presencesOf(db, rows.map((r) => r.user_id));
+  return rows.map((row) => toMember(row, presence));
 }
 
 /**
  * Who a conversation of the bot can be assigned to, for any member (an operator hands a chat
  * to a colleague); team administration (join dates, removal, invites) stays the owner's.
  */
-export async function assigneesOfBot(db: Queryable, userId: string, botId: string): Promise<Pick<DbMember, "user_id" | "email" | "role">[]> {
+export async function assigneesOfBot(
+  db: Queryable, userId: string, botId: string,
+): Promise<(Pick<DbMember, "user_id" | "email" | "role"> & { presence: PresenceStatus })[]> {
   const bot = await requireMember(db, userId, botId);
   const members = await listMembers(db, bot.id);
+  const presence = await presencesOf(db, members.map((m) => m.user_id));
   const byEmail = (a: DbMember, b: DbMember) => a.email.toLowerCase().localeCompare(b.email.toLowerCase());
   return members
     .sort((a, b) => Number(b.role === "owner") - Number(a.role === "owner") || byEmail(a, b))
-    .map(({ user_id, email, role }) => ({ user_id, email, role }));
+    .map(({ user_id, email, role }) => ({ user_id, email, role, presence: presence.get(user_id) ?? "offline" }));
 }
 
 export async function removeMember(deps: TeamDeps, userId: string, botId: string, memberId: string): Promise<true> {

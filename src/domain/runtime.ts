@@ -20,6 +20,7 @@ import { pollSubject } from "../core/subjects.ts";
 import { deleteFromBot, editFromBot, sendFromBot, type ConversationDeps } from "./conversations.ts";
 import { formatText, type FormattedInput } from "../core/formatting/index.ts";
 import { checkReplyMarkup, MAX_REPLY_MARKUP_BYTES } from "./markup.ts";
+import { backendPolled } from "./routing.ts";
 
 export { MAX_REPLY_MARKUP_BYTES };
 
@@ -97,10 +98,12 @@ export interface PollOptions {
 }
 
 /** Telegram's getUpdates: confirm below offset, clamp limit and timeout, park until an update. */
-export async function getUpdates(deps: BotDeps, bot: DbBot, query: GetUpdatesQuery, options: PollOptions = {}): Promise<LogUpdate[]> {
+export async function getUpdates(deps: BotDeps & { db?: Db }, bot: DbBot, query: GetUpdatesQuery, options: PollOptions = {}): Promise<LogUpdate[]> {
   if (bot.webhook_url) throw conflict("can't use get-updates while a webhook is active; use delete-webhook first", "webhook_active");
   const limit = clamp(query.limit ?? UPDATES_DEFAULT_LIMIT, 1, UPDATES_MAX_LIMIT);
   const timeout = clamp(query.timeout ?? options.defaultTimeoutSeconds ?? POLL_DEFAULT_TIMEOUT_SECONDS, 0, POLL_MAX_TIMEOUT_SECONDS);
+  // The bot has a backend: routing leaves its conversations to it (routing.ts).
+  backendPolled(deps.db, bot.id);
   const { wait } = await admitPoll(deps.botDeps, bot.id, () =>
     botActor(deps, bot.id).ask((actor) => actor.poll({ offset: query.offset ?? 0, limit, timeoutMs: timeout * 1000 })),
   );

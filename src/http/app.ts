@@ -10,6 +10,7 @@ import { formRoutes } from "./forms/routes.ts";
 import { inboxRoutes } from "./inbox/routes.ts";
 import { messageRoutes } from "./messages/routes.ts";
 import { widgetRoutes } from "./widget/routes.ts";
+import { identityRoutes } from "./widget/identity.ts";
 import { runtimeRoutes } from "./runtime/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { pushRoutes } from "./push/routes.ts";
@@ -22,8 +23,10 @@ import { requestGuard } from "./guard.ts";
 import { streamRoutes } from "./streams/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import { teamRoutes } from "./team/routes.ts";
+import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { integrationRoutes } from "./integrations/routes.ts";
+import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
 
 export { MAX_BODY_BYTES } from "./guard.ts";
 
@@ -47,8 +50,11 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(passwordResetRoutes(services))
     .use(teamRoutes(services))
     .use(fileRoutes(services))
+    .use(ratingRoutes(services))
+    .use(reportRoutes(services))
     .use(messageRoutes(services))
     .use(widgetRoutes(services))
+    .use(identityRoutes(services))
     .use(formRoutes(services))
     .use(inboxRoutes(services))
     .use(runtimeRoutes(services))
@@ -57,7 +63,8 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
     .use(integrationRoutes(services))
-    .use(webRoutes(services));
+    .use(webRoutes(services))
+    .use(workflowRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

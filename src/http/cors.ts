@@ -11,8 +11,10 @@ export const PUBLIC_CORS_PATHS: ReadonlySet<string> = new Set([
   "/api/messages",
   "/api/messages/stream",
   "/api/messages/callback-query",
+  "/api/messages/rating",
   "/api/files",
   "/api/widget/config",
+  "/api/widget/identity",
   "/api/integrations/sitecms/forms-plugin",
 ]);
 

@@ -28,6 +28,7 @@ export const TAGS = [
   { name: "Push", description: "Operator push notifications (Web Push)" },
   { name: "Integrations", description: "Event webhooks that follow a bot's inbox, and personal API tokens for scripts" },
   { name: "Files", description: "Uploads by visitors, operators and bots, and the signed links to their bytes" },
+  { name: "Reports", description: "Volume, response and resolution times, bot containment, satisfaction and when visitors write (JSON or CSV)" },
 ];
 
 /** Elysia's stand-in for an integer it may coerce from a query string: `string (format integer, default 0)`. */

@@ -98,11 +98,11 @@ describe("roles", () => {
       expect([path, res.status, res.body.error]).toEqual([path, 403, "only the bot's owner can do this"]);
     }
     expect((await client.post(`/api/bots/${bot.id}/token`, undefined, operator.token)).status).toBe(403);
-    // What an assignee picker needs, and nothing of the team's administration.
+    // What an assignee picker needs (with each member's presence), and nothing of the team's administration.
     const assignees = (await client.get(`/api/bots/${bot.id}/assignees`, operator.token)).body.result;
     expect(assignees).toEqual([
-      { user_id: owner.id, email: owner.email, role: "owner" },
-      { user_id: operator.id, email: operator.email, role: "operator" },
+      { user_id: owner.id, email: owner.email, role: "owner", presence: "offline" },
+      { user_id: operator.id, email: operator.email, role: "operator", presence: "offline" },
     ]);
   });
 

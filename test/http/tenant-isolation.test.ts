@@ -2,6 +2,7 @@
 // covered without touching this file: a non-member gets 404 wherever a bot or conversation of
 // another team is named (path or query) and never sees its data anywhere; an operator gets 403
 // on every owner-only operation of the bot and never its token or integration key.
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestBot, MODE, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 import { sampleOf } from "../support/openapi-sample.ts";
@@ -252,10 +253,15 @@ describe(`tenant isolation over every public and bot-token operation (${MODE})`,
     const file = await (await client.app.handle(new Request("http://test.local/api/files", { method: "POST", body: upload }))).json();
     v.fileId = file.result.file_id;
     await client.post("/api/messages", { widget_key: victim.widget_key, chat_id: v.widgetChat, text: "see file", attachments: [v.fileId] });
-    v.conversations = [widget, crm, form].map((r) => r.body.result.conversation_id).join(",");
+    // A verified user's chat: only the site's hash opens it.
+    const identitySecret = (await client.get(`/api/bots/${victim.id}/identity-secret`, owner.token)).body.result.identity_secret;
+    const verified = await client.post("/api/messages", {
+      widget_key: victim.widget_key, user_id: "vip-2", user_hash: createHmac("sha256", identitySecret).update("vip-2").digest("hex"), text: `verified-${marker}`,
+    });
+    v.conversations = [widget, crm, form, verified].map((r) => r.body.result.conversation_id).join(",");
     // Not the e-mail: attackers type it in themselves, and see it echoed in their own chat ids.
     victimSecrets = [marker, victim.token, victim.integration_key, "victim-callback-secret", widget.body.result.conversation_id,
-      crm.body.result.conversation_id, form.body.result.conversation_id, "Victoria"];
+      crm.body.result.conversation_id, form.body.result.conversation_id, "Victoria", identitySecret, verified.body.result.conversation_id];
   });
 
   /** What the owner sees of the victim's conversations, commands and updates: must not change. */
@@ -285,7 +291,11 @@ describe(`tenant isolation over every public and bot-token operation (${MODE})`,
     "get /api/messages": () => [v.crmChat!, `form:email:${v.email}`].flatMap((chat): Attack[] => [
       ["GET", `/api/messages?widget_key=${victim.widget_key}&chat_id=${encodeURIComponent(chat)}`],
       ["GET", `/api/messages?bot_id=${victim.id}&chat_id=${encodeURIComponent(chat)}&channel=crm`],
-    ]).concat([["GET", `/api/messages?widget_key=${attacker.widget_key}&chat_id=${v.widgetChat}`]]),
+    ]).concat([
+      ["GET", `/api/messages?widget_key=${attacker.widget_key}&chat_id=${v.widgetChat}`],
+      ["GET", `/api/messages?widget_key=${victim.widget_key}&chat_id=verified:vip-2`],
+      ["GET", `/api/messages?widget_key=${victim.widget_key}&chat_id=verified:vip-2&user_id=vip-2&user_hash=${"0".repeat(64)}`],
+    ]),
     "post /api/messages": () => [
       ["POST", "/api/messages", pub({ chat_id: v.crmChat })],
       ["POST", "/api/messages", pub({ chat_id: v.crmChat, channel: "crm", text: "forged", user: { id: "vip-1", first_name: "Mallory" } })],
@@ -294,6 +304,12 @@ describe(`tenant isolation over every public and bot-token operation (${MODE})`,
       ["POST", "/api/messages", pub({ chat_id: mine(), user: { id: "vip-1", first_name: "Mallory" } })],
       ["POST", "/api/messages", pub({ chat_id: mine(), metadata: { callback_query: { id: "1", data: "pay", message_id: v.botMessage } } })],
       ["POST", "/api/messages", { widget_key: attacker.widget_key, chat_id: v.widgetChat, text: "x", metadata: { client_message_id: v.clientId } }],
+      ["POST", "/api/messages", pub({ chat_id: "verified:vip-2" })],
+      ["POST", "/api/messages", pub({ user_id: "vip-2", user_hash: "0".repeat(64) })],
+    ],
+    "get /api/widget/identity": () => [
+      ["GET", `/api/widget/identity?widget_key=${victim.widget_key}&user_id=vip-2&user_hash=${"0".repeat(64)}`],
+      ["GET", `/api/widget/identity?bot_id=${victim.id}&user_id=vip-2&user_hash=not-a-hash`],
     ],
     "post /api/messages/callback-query": () => [
       ["POST", "/api/messages/callback-query", pub({ chat_id: mine(), message_id: v.botMessage, data: "pay" })],
@@ -319,6 +335,7 @@ describe(`tenant isolation over every public and bot-token operation (${MODE})`,
       ["GET", `/api/messages/stream?widget_key=${victim.widget_key}&chat_id=${v.crmChat}&since=0`],
       ["GET", `/api/messages/stream?widget_key=${victim.widget_key}&chat_id=${encodeURIComponent(`form:email:${v.email}`)}&since=0`],
       ["GET", `/api/messages/stream?widget_key=${attacker.widget_key}&chat_id=${v.widgetChat}&since=0`],
+      ["GET", `/api/messages/stream?widget_key=${victim.widget_key}&chat_id=verified:vip-2&since=0`],
     ],
   };
 

@@ -48,4 +48,11 @@ describe("browser bundles", () => {
       await Bun.file(probe).delete();
     }
   });
+
+  test("the chart library stays out of cabinet.js: only the Reports page's charts.js carries it", async () => {
+    expect((await bundledModules(SCRIPT_ENTRIES.cabinet)).filter((m) => m.includes("uplot"))).toEqual([]);
+    expect(await bundledModules(SCRIPT_ENTRIES.charts)).toContain("uplot");
+    const cabinet = await Bun.build({ entrypoints: [SCRIPT_ENTRIES.cabinet], target: "browser", minify: true, jsx: BROWSER_JSX });
+    expect(await cabinet.outputs[0]!.text()).not.toContain("u-legend");
+  });
 });

@@ -7,6 +7,8 @@ import { ChannelsSection } from "./channels.tsx";
 import { FirstRunChecklist } from "./checklist.tsx";
 import { MembersSection } from "./members.tsx";
 import { EventWebhooksSection } from "./integrations.tsx";
+import { HoursSection, RoutingSection } from "./workflow.tsx";
+import { IdentitySecretRow } from "./identity.tsx";
 import { CopyButton, errorText, formatTime, toast, useLatest, useTitle } from "./ui.tsx";
 
 /** The bot-token secret is shown masked until asked for. */
@@ -78,6 +80,7 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
           <p class="muted small">Paste this before &lt;/body&gt; on every page where visitors should be able to chat.</p>
           <pre class="snippet" aria-label="Embed snippet"><code>{snippet}</code></pre>
           <CopyButton label="Copy snippet" text={() => snippet} />
+          <IdentitySecretRow botId={bot.id} />
         </section>
         <section class="card span-2" aria-labelledby="channels-title">
           <h2 id="channels-title">Channels</h2>
@@ -86,6 +89,14 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
         <section class="card" aria-labelledby="team-title">
           <h2 id="team-title">Team</h2>
           <MembersSection botId={bot.id} />
+        </section>
+        <section class="card" aria-labelledby="routing-title">
+          <h2 id="routing-title">Routing</h2>
+          <RoutingSection botId={bot.id} />
+        </section>
+        <section class="card" aria-labelledby="hours-title">
+          <h2 id="hours-title">Working hours</h2>
+          <HoursSection botId={bot.id} />
         </section>
         <section class="card span-2" aria-labelledby="integrations-title">
           <h2 id="integrations-title">Integrations</h2>

@@ -109,8 +109,8 @@ export function useCannedPicker(area: RefObject<HTMLTextAreaElement | null>, bot
   );
   const areaProps = {
     "aria-controls": "canned-popup",
+    // aria-expanded is not an attribute of a textbox (axe aria-allowed-attr); the popup's own role says it is open.
     "aria-autocomplete": "list",
-    "aria-expanded": picker?.shown.length ? "true" : "false",
     "aria-activedescendant": picker?.shown.length ? `canned-${picker.active}` : undefined,
   };
   return { popup, areaProps, refresh: () => void refresh(), close, keyDown };

@@ -13,6 +13,7 @@ import { Handoff } from "./rich.tsx";
 import { ContactPanel } from "./side.tsx";
 import { Thread, ThreadModel } from "./thread.tsx";
 import { errorText, toast } from "./ui.tsx";
+import { SnoozeControl } from "./snooze.tsx";
 
 /** The server shows "typing…" in the widget for ~5 s; a ping this often keeps it up while typing goes on. */
 const TYPING_PING_MS = 3_000;
@@ -125,7 +126,7 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
       try {
         list = await get<AssignableMember[]>(`/api/bots/${botId}/assignees`);
       } catch {
-        if (me) list = [{ user_id: me.id, email: me.email, role: "operator" }];
+        if (me) list = [{ user_id: me.id, email: me.email, role: "operator", presence: "online" }];
       }
       if (alive) setMembers({ list, me });
     })();
@@ -263,6 +264,7 @@ export function ConversationPane({ id, store, live }: { id: string; store: Inbox
               {STATUSES.map((s) => <option key={s} value={s}>{capitalized(s)}</option>)}
             </select>
           </div>
+          <SnoozeControl conversation={c} saved={(updated) => (showMeta(updated), store.upsert({ ...conversation!, ...updated }))} />
           <button type="button" class="ghost small only-medium" aria-controls="conv-side" aria-expanded={sideOpen} onClick={() => setSideOpen(!sideOpen)}>
             Details
           </button>

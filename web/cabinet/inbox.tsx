@@ -8,6 +8,7 @@ import { InboxStore, TABS, type Tab } from "./inbox-store.ts";
 import type { LiveFeed } from "./live.ts";
 import { handlerLabel } from "./rich.tsx";
 import { formatTime } from "./ui.tsx";
+import { PresenceDot, TeamPresence } from "./presence.tsx";
 
 /** The next page is asked for when the "more" row comes this close to the list's bottom edge. */
 const PAGE_AHEAD_PX = 200;
@@ -52,6 +53,7 @@ export function InboxView({ openId, live }: { openId: string | undefined; live: 
             <option value="unassigned">Unassigned</option>
           </select>
         </div>
+        <TeamPresence botIds={[...store.bots.value.keys()]} />
         <ConversationList store={store} />
       </aside>
       {openId
@@ -71,8 +73,9 @@ function Tabs({ store }: { store: InboxStore }) {
         return (
           <button key={t} type="button" class="tab" aria-pressed={t === store.tab.value} data-tab={t} onClick={() => store.setTab(t)}
             aria-label={`${TAB_LABEL(t)}${total === undefined ? "" : `, ${total}`}${unread ? `, ${unread} unread` : ""}`}>
-            <span class="tab-name">{TAB_LABEL(t)}</span>
-            <span class="tab-count">{total === undefined ? "" : String(total)}</span>
+            {/* The spaces are not drawn (flex items) but part the words, so the visible text reads as the name does. */}
+            <span class="tab-name">{TAB_LABEL(t)}</span>{" "}
+            <span class="tab-count">{total === undefined ? "" : String(total)}</span>{" "}
             <span class="tab-unread" title={unread ? `${unread} with unread messages` : ""}>{unread ? String(unread) : ""}</span>
           </button>
         );
@@ -148,7 +151,7 @@ function Row({ c, bot, open }: { c: InboxConversation; bot: Bot | undefined; ope
         </div>
         <div class="conv-line muted small">
           <span class="clip">{`${bot?.name ?? "Bot"} · ${c.channel}${handlerLabel(c)}`}</span>
-          {c.assignee && <span class="assignee" title="Assigned to">{`→ ${c.assignee.email}`}</span>}
+          {c.assignee && <span class="assignee" title="Assigned to"><PresenceDot userId={c.assignee.user_id} email={c.assignee.email} />{`→ ${c.assignee.email}`}</span>}
         </div>
       </a>
     </li>

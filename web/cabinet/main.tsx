@@ -1,5 +1,5 @@
 // The cabinet: a hash-routed single page. #/login, #/register, #/bots, #/bots/<id>,
-// #/inbox, #/inbox/<conversation id>, #/account, #/forgot, #/reset?token= and #invite=<code> (an invite link). One
+// #/inbox, #/inbox/<conversation id>, #/account, #/reports, #/forgot, #/reset?token= and #invite=<code> (an invite link). One
 // live feed serves every view. A route asked for without a session (a notification's
 // link, say) is opened after logging in.
 import { signal } from "@preact/signals";
@@ -12,15 +12,18 @@ import { ForgotView, ResetView } from "./reset.tsx";
 import { BotCardView } from "./botcard.tsx";
 import { BotsView } from "./bots.tsx";
 import { InboxView } from "./inbox.tsx";
+import { ReportsView } from "./reports.tsx";
 import { LiveFeed, type LiveState } from "./live.ts";
 import { followNotificationClicks, NotificationsControl } from "./notifications.tsx";
 import { disablePush, pushSupported } from "./push.ts";
 import { toast, Toasts } from "./ui.tsx";
+import { PresenceSwitch, watchPresence } from "./presence.tsx";
 
 const configured = document.querySelector<HTMLMetaElement>('meta[name="botinbox-public-url"]')?.content ?? "";
 /** Base URL for the embed snippet: PUBLIC_URL when configured, else this page's origin. */
 const publicUrl = (configured && !configured.startsWith("%") ? configured : location.origin).replace(/\/+$/, "");
 const live = new LiveFeed(() => expire());
+watchPresence(live);
 
 /** Changes with the hash; views read location.hash itself, which is never behind. */
 const route = signal(location.hash);
@@ -29,7 +32,7 @@ window.addEventListener("hashchange", () => (route.value = location.hash));
 /** The route to open once the operator has logged in. */
 let afterLogin: string | undefined;
 const AUTH_SECTIONS = new Set(["login", "register", "forgot", "reset"]);
-const SECTIONS = new Set(["", "inbox", "bots", "account"]);
+const SECTIONS = new Set(["", "inbox", "bots", "account", "reports"]);
 const INVITE = /^#invite=([\w-]+)/;
 const parts = (hash: string) => hash.replace(/^#\/?/, "").split(/[/?]/);
 
@@ -61,7 +64,7 @@ function logout() {
 }
 
 const LIVE_LABELS: Record<LiveState, string> = { live: "Live", connecting: "Connecting…", offline: "Offline, reconnecting…" };
-const NAV = [["inbox", "Inbox"], ["bots", "Bots"], ["account", "Account"]] as const;
+const NAV = [["inbox", "Inbox"], ["bots", "Bots"], ["account", "Account"], ["reports", "Reports"]] as const;
 
 function Shell({ current, children }: { current: string; children: ComponentChildren }) {
   const state = live.state.value;
@@ -73,6 +76,7 @@ function Shell({ current, children }: { current: string; children: ComponentChil
           {NAV.map(([name, label]) => <a key={name} href={`#/${name}`} aria-current={name === current ? "page" : undefined}>{label}</a>)}
         </nav>
         <div class="topbar-end">
+          <PresenceSwitch />
           <span class={`live-state ${state}`} role="status">{LIVE_LABELS[state]}</span>
           {pushSupported() && <NotificationsControl />}
           <a class="api-link" href="/swagger" target="_blank" rel="noopener" title="API reference">API</a>
@@ -122,10 +126,11 @@ function Routes() {
     };
     return <AuthView mode={section} done={done} note={note} />;
   }
-  const current = section === "bots" || section === "account" ? section : "inbox";
+  const current = section === "bots" || section === "account" || section === "reports" ? section : "inbox";
   let view = null;
   if (invite) view = <InviteView code={invite[1]!} done={() => (location.hash = "#/inbox")} />;
   else if (section === "account") view = <AccountView logout={logout} />;
+  else if (section === "reports") view = <ReportsView />;
   else if (section === "bots") view = id ? <BotCardView key={id} id={id} publicUrl={publicUrl} /> : <BotsView />;
   else if (section === "inbox" || section === "") view = <InboxView openId={id} live={live} />;
   return <Shell current={current}>{view}</Shell>;

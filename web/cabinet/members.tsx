@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { del, get, post, type CreatedInvite, type Invite, type Member } from "./api.ts";
 import { CopyButton, errorText, formatTime, toast, useLatest } from "./ui.tsx";
+import { notePresence, PresenceDot } from "./presence.tsx";
 
 export function MembersSection({ botId }: { botId: string }) {
   const [team, setTeam] = useState<{ members: Member[]; invites: Invite[] } | undefined>();
@@ -18,7 +19,12 @@ export function MembersSection({ botId }: { botId: string }) {
       get<Invite[]>(`/api/bots/${botId}/invites`),
     ]);
     return { members, invites };
-  }).then((result) => result && (setTeam(result), setLoadError("")), (err) => setLoadError(errorText(err)));
+  }).then((result) => {
+    if (!result) return;
+    for (const m of result.members) notePresence(m.user_id, m.presence);
+    setTeam(result);
+    setLoadError("");
+  }, (err) => setLoadError(errorText(err)));
   useEffect(load, [botId]);
 
   /** A removal or revocation, then the lists again. */
@@ -55,6 +61,7 @@ export function MembersSection({ botId }: { botId: string }) {
       <ul class="rows" aria-label="Members">
         {loadError ? <li class="form-error">{loadError}</li> : team?.members.map((m) => (
           <li class="row-item" key={m.user_id}>
+            <PresenceDot userId={m.user_id} email={m.email} />
             <span class="grow clip">{m.email}</span>
             <span class="pill">{m.role}</span>
             {m.role !== "owner" && <button type="button" class="danger small" aria-label={`Remove ${m.email}`} onClick={() => remove(m)}>Remove</button>}

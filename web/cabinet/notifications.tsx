@@ -55,7 +55,7 @@ export function NotificationsControl() {
       title={shown.detail || (on ? "This browser shows a notification for each new message. Click to turn off." : "Get a notification in this browser for each new message.")}>
       <svg viewBox="0 0 24 24" class="bell" aria-hidden="true">{BELL_PATHS.map((d) => <path key={d} d={d} />)}</svg>
       {/* The visible word is dropped on narrow screens; the accessible name keeps it. */}
-      <span class="notify-name">Notifications</span>
+      <span class="notify-name">Notifications</span>{" "}
       <span class="notify-state">{label}</span>
     </button>
   );

@@ -25,11 +25,18 @@ export function ContactPanel({ detail, files }: { detail: ConversationDetail; fi
         {contact?.email && <Entry label="E-mail">{contact.email}</Entry>}
         {contact?.phone && <Entry label="Phone">{contact.phone}</Entry>}
         {contact?.external_user_id && <Entry label="External id"><code>{contact.external_user_id}</code></Entry>}
+        {contact?.verified && <Entry label="Identity"><span class="pill verified" title="The site signed this user's id with the bot's identity secret">Verified</span></Entry>}
         <Entry label="Channel">{detail.channel}</Entry>
         <Entry label="Chat id"><code>{detail.chat_id}</code></Entry>
         {page?.url ? <Entry label="Page"><PageLink url={page.url} title={page.title} /></Entry> : page?.title ? <Entry label="Page">{page.title}</Entry> : null}
         <Entry label="First seen">{formatTime(contact?.created_at ?? detail.created_at)}</Entry>
         {contact && <Entry label="Contact #">{String(contact.number)}</Entry>}
+        {detail.rating && (
+          <Entry label="Rating">
+            <span class="rating" aria-label={`${detail.rating.rating} of 5`}>{`${"★".repeat(detail.rating.rating)}${"☆".repeat(5 - detail.rating.rating)}`}</span>
+            {detail.rating.comment && <span class="rating-comment">{` “${detail.rating.comment}”`}</span>}
+          </Entry>
+        )}
       </dl>
       {detail.contacts.length > 1 && (
         <p class="muted small">{`Also in this chat: ${detail.contacts.slice(1).map((c) => contactName(c, "—")).join(", ")}`}</p>

@@ -5,13 +5,14 @@ import type { CallbackAnsweredEvent } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/records.ts";
 import type { AcceptedMessage } from "../../src/http/messages/model.ts";
 import type { WidgetConfigResult } from "../../src/http/widget/model.ts";
+import type { SiteUser } from "./visitor.ts";
 
 /** What the history and the stream carry: the server's message record. */
 export type WidgetMessage = Message;
 /** The bot's answerCallbackQuery, as the stream's callback_answer event carries it. */
 export type CallbackAnswer = Pick<CallbackAnsweredEvent, "callback_query_id" | "text" | "show_alert" | "url">;
 /** The looks the widget takes from its config (the rest names the bot and channel). */
-export type WidgetConfig = Pick<WidgetConfigResult, "title" | "subtitle" | "greeting" | "color" | "position">;
+export type WidgetConfig = Pick<WidgetConfigResult, "title" | "subtitle" | "greeting" | "color" | "position" | "away" | "away_message" | "opens_at">;
 export type Accepted = AcceptedMessage;
 
 /** status 0 means the network failed before an answer came back. */
@@ -49,13 +50,22 @@ export interface Live {
   answer(a: CallbackAnswer): void;
   /** Highest message_id shown so far: where a fresh connection resumes. */
   cursor(): number;
+  /** The conversation's status, when the stream starts and when it moves (closed: ask for a rating). */
+  status(s: string): void;
 }
 
 export class Api {
+  /** A verified user: every call that names the chat carries their id and hash. */
+  who?: SiteUser;
+
   constructor(
     readonly base: string,
     readonly key: string,
   ) {}
+
+  claim(): Record<string, string> {
+    return this.who ? { user_id: this.who.id, user_hash: this.who.hash } : {};
+  }
 
   private async call<T>(path: string, init?: RequestInit): Promise<T> {
     let res: Response;
@@ -73,7 +83,12 @@ export class Api {
   }
 
   private query(extra: Record<string, string | number>): string {
-    return new URLSearchParams({ widget_key: this.key, ...extra } as Record<string, string>).toString();
+    return new URLSearchParams({ widget_key: this.key, ...extra, ...this.claim() } as Record<string, string>).toString();
+  }
+
+  /** The verified user's chat; 401 when the hash is wrong. */
+  identify(): Promise<{ chat_id: string }> {
+    return this.call(`/api/widget/identity?${this.query({})}`);
   }
 
   config(): Promise<WidgetConfig> {
@@ -95,8 +110,19 @@ export class Api {
         channel: "widget",
         text,
         attachments,
+        ...this.claim(),
+        ...(this.who ? { user: { id: this.who.id, name: this.who.name, email: this.who.email } } : {}),
         metadata: { page_url: location.href, page_title: document.title, client_message_id: clientId },
       }),
+    });
+  }
+
+  /** The visitor's 1–5 rating of the closed conversation. */
+  rate(chatId: string, rating: number, comment: string): Promise<unknown> {
+    return this.call("/api/messages/rating", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ widget_key: this.key, chat_id: chatId, rating, comment: comment || undefined, ...this.claim() }),
     });
   }
 
@@ -105,7 +131,7 @@ export class Api {
     return this.call("/api/messages/callback-query", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ widget_key: this.key, chat_id: chatId, message_id: messageId, data }),
+      body: JSON.stringify({ widget_key: this.key, chat_id: chatId, message_id: messageId, data, ...this.claim() }),
     });
   }
 
@@ -161,6 +187,8 @@ export class Api {
       on("typing", live.typing);
       on("operator_typing", live.typing);
       on("callback_answer", live.answer);
+      on("ready", (d) => d.status && live.status(d.status));
+      on("status", (d) => live.status(d.status));
       es.onopen = () => {
         failures = 0;
         live.state("online");

@@ -1,6 +1,7 @@
 // Files in the widget: uploads with progress and cancel (XMLHttpRequest, the one browser API
 // that reports upload progress), pictures as thumbnails that open full size, other files as
 // cards with a download link. Links are the server's signed urls; names go through textContent.
+import { fill, S } from "./i18n.ts";
 
 export interface WidgetFile {
   file_id: string;
@@ -27,13 +28,14 @@ export const sizeText = (n: number) =>
   n < 1024 ? `${n} B` : n < 1048576 ? `${Math.round(n / 1024)} KB` : `${(n / 1048576).toFixed(1)} MB`;
 
 /** Sends one file for the chat; `progress` gets 0..1 as it goes. Rejects with a sentence for the visitor. */
-export function upload(base: string, key: string, chatId: string, file: File, progress: (f: number) => void): Upload {
+export function upload(base: string, key: string, chatId: string, file: File, progress: (f: number) => void, claim: Record<string, string> = {}): Upload {
   const xhr = new XMLHttpRequest();
   const done = new Promise<WidgetFile>((resolve, reject) => {
     if (file.size > MAX_BYTES) return reject(new Error(`“${file.name}” is ${sizeText(file.size)}; files can be at most 20 MB.`));
     const form = new FormData();
     form.append("widget_key", key);
     form.append("chat_id", chatId);
+    for (const [name, value] of Object.entries(claim)) form.append(name, value);
     form.append("file", file, file.name);
     xhr.open("POST", `${base}/api/files`);
     xhr.upload.onprogress = (e) => e.lengthComputable && progress(e.loaded / e.total);
@@ -72,7 +74,7 @@ export function drawFiles(bubble: HTMLElement, files: WidgetFile[], view: (f: Wi
     if (isPicture(f)) {
       const button = el("button", "thumb");
       button.type = "button";
-      button.setAttribute("aria-label", `Open ${f.name}`);
+      button.setAttribute("aria-label", fill(S.openFile, f.name));
       const img = el("img", "");
       img.alt = f.name;
       img.loading = "lazy";
@@ -90,7 +92,7 @@ export function drawFiles(bubble: HTMLElement, files: WidgetFile[], view: (f: Wi
       const card = el("a", "card");
       // The link is on the API's origin, where `download` is ignored: the server is asked instead.
       card.href = `${f.url}&download=1`;
-      card.append(el("span", "fn", f.name), el("span", "fs", `${sizeText(f.size)} · Download`));
+      card.append(el("span", "fn", f.name), el("span", "fs", `${sizeText(f.size)} · ${S.download}`));
       box.append(card);
     }
   }
@@ -103,7 +105,7 @@ export function viewer(panel: HTMLElement): (f: WidgetFile) => void {
   box.hidden = true;
   box.setAttribute("role", "dialog");
   box.setAttribute("aria-modal", "true");
-  const close = el("button", "", "Close");
+  const close = el("button", "", S.closeView);
   close.type = "button";
   box.append(close);
   box.onclick = () => (box.hidden = true);
@@ -133,10 +135,37 @@ export function progressBar(bubble: HTMLElement, cancel: () => void): (f: number
   const bar = el("progress", "");
   bar.max = 1;
   bar.value = 0;
-  const stop = el("button", "", "Cancel");
+  const stop = el("button", "", S.cancel);
   stop.type = "button";
   stop.onclick = cancel;
   wrap.append(bar, stop);
   bubble.insertBefore(wrap, bubble.querySelector(".meta"));
   return (f) => (bar.value = f);
+}
+
+/** Files reach `attach` from the clip button's picker, a paste into the message box, or a drop on the panel. */
+export function acceptFiles(panel: HTMLElement, input: HTMLTextAreaElement, picker: HTMLInputElement, button: HTMLButtonElement, attach: (files: File[]) => void): void {
+  button.onclick = () => picker.click();
+  picker.onchange = () => {
+    attach([...(picker.files ?? [])]);
+    picker.value = "";
+  };
+  input.addEventListener("paste", (e) => {
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (files.length) {
+      e.preventDefault();
+      attach(files);
+    }
+  });
+  const dragging = (on: boolean) => (e: DragEvent) => {
+    if (!e.dataTransfer?.types.includes("Files")) return;
+    e.preventDefault();
+    panel.classList.toggle("drop", on);
+  };
+  panel.addEventListener("dragover", dragging(true));
+  panel.addEventListener("dragleave", dragging(false));
+  panel.addEventListener("drop", (e) => {
+    dragging(false)(e);
+    if (e.dataTransfer?.files.length) attach([...e.dataTransfer.files]);
+  });
 }

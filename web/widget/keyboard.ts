@@ -2,6 +2,7 @@
 // buttons post a press, url buttons open http(s)/tg links only), and a reply keyboard
 // above the input whose buttons send their label. Labels only ever go in as text.
 import { safeUrl } from "../shared/entities.ts";
+import { S } from "./i18n.ts";
 
 type Markup = Record<string, unknown> | null | undefined;
 type Button = Record<string, unknown>;
@@ -23,7 +24,7 @@ export function inlineKeyboard(markup: Markup, hooks: InlineHooks): HTMLElement 
   const kb = document.createElement("div");
   kb.className = "kb";
   kb.setAttribute("role", "group");
-  kb.setAttribute("aria-label", "Message buttons");
+  kb.setAttribute("aria-label", S.buttons);
   for (const row of rows) {
     const line = document.createElement("div");
     line.className = "kr";

@@ -3,6 +3,7 @@
 // has seen (kept per widget key, so it holds on every page of the site), the connection
 // label in the header, the queue of messages waiting for the server, and who replied.
 import { ApiError, type Connection, type WidgetMessage } from "./api.ts";
+import { fill, S, type Strings } from "./i18n.ts";
 
 /** More than this many unread shows as "9+": the badge stays one small circle. */
 const MAX_BADGE_COUNT = 9;
@@ -12,7 +13,7 @@ const PREVIEW_CHARS = 90;
 /** A message queued while the server is unreachable is tried again this often. */
 const QUEUE_RETRY_MS = 3_000;
 
-const LABELS: Record<Connection, string> = { connecting: "Connecting…", online: "Online", offline: "Offline" };
+const LABELS: Record<Connection, keyof Strings> = { connecting: "connecting", online: "online", offline: "offlineShort" };
 
 /**
  * The message_id the visitor last saw, or null while this browser has no conversation with
@@ -45,7 +46,7 @@ export function unreadNotice(badge: HTMLElement, srText: HTMLElement, preview: H
       count++;
       badge.textContent = count > MAX_BADGE_COUNT ? `${MAX_BADGE_COUNT}+` : String(count);
       badge.hidden = false;
-      srText.textContent = `${count} new message${count > 1 ? "s" : ""}`;
+      srText.textContent = fill(count > 1 ? S.unreadN : S.unread1, count);
       const short = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
       preview.textContent = `${from}: ${short}`;
       preview.hidden = false;
@@ -61,7 +62,7 @@ export function unreadNotice(badge: HTMLElement, srText: HTMLElement, preview: H
 export function connectionLabel(el: HTMLElement) {
   return (state: Connection) => {
     el.dataset.s = state;
-    el.textContent = LABELS[state];
+    el.textContent = S[LABELS[state]];
   };
 }
 
@@ -114,4 +115,11 @@ export function signed(el: HTMLElement, m: WidgetMessage): string | undefined {
   who.className = "agent";
   who.replaceChildren(initial, name);
   return name;
+}
+
+/** Why a message was not sent, in the visitor's words. */
+export function describeError(err: unknown): string {
+  if (!(err instanceof ApiError)) return `${S.notSent}.`;
+  if (err.status === 429) return err.retryAfter ? fill(S.tooFastIn, err.retryAfter) : S.tooFast;
+  return `${S.notSent}: ${err.message}`;
 }

@@ -19,7 +19,7 @@ const div = (className: string, attrs: Record<string, string> = {}) => {
   return el;
 };
 
-export function richMessages(panel: HTMLElement, api: Api, chatId: string, say: (text: string) => void) {
+export function richMessages(panel: HTMLElement, api: Api, chat: () => string, say: (text: string) => void) {
   const replyPanel = div("rk", { role: "group", "aria-label": "Reply keyboard" });
   panel.insertBefore(replyPanel, panel.querySelector("form"));
   const toast = div("toast", { role: "status" });
@@ -58,7 +58,7 @@ export function richMessages(panel: HTMLElement, api: Api, chatId: string, say: 
     button.setAttribute("aria-busy", "true");
     const timer = setTimeout(() => stop(button), PRESS_TIMEOUT_MS);
     try {
-      const { callback_query_id: id } = await api.press(chatId, messageId, data);
+      const { callback_query_id: id } = await api.press(chat(), messageId, data);
       if (answeredEarly.delete(id)) {
         clearTimeout(timer);
         return stop(button);

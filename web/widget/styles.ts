@@ -25,6 +25,7 @@ header{display:flex;align-items:center;gap:8px;padding:14px 14px 14px 18px;backg
 header div{flex:1;min-width:0}
 h2{font-size:16px;font-weight:600;line-height:1.3;overflow-wrap:anywhere}
 header p{font-size:13px;overflow-wrap:anywhere}
+.away{padding:8px 18px;background:#fef3c7;color:#78350f;font-size:13px;overflow-wrap:anywhere}
 .conn{display:flex;align-items:center;gap:6px;font-size:12px}
 .conn::before{content:"";width:8px;height:8px;border-radius:50%;background:#fbbf24;box-shadow:0 0 0 1px #fff}
 .conn[data-s=online]::before{background:#22c55e}
@@ -83,4 +84,10 @@ header,form,.status{flex:none}
 .viewer img{max-width:100%;max-height:85%;object-fit:contain;background:#fff}
 .viewer button{padding:6px 16px;border-radius:8px;background:#fff;color:#111827}
 @media (max-width:480px){.panel,.left .panel{inset:0;width:100%;max-width:none;height:100%;max-height:none;border-radius:0}.launcher,.left .launcher{bottom:16px;right:16px}.left .launcher{left:16px;right:auto}}
+.rate{margin:8px auto;padding:10px;border:1px solid #e5e7eb;border-radius:10px;text-align:center;display:grid;gap:6px;max-width:260px}
+.rate div button{font-size:24px;color:#d1d5db;padding:0 3px}
+.rate [aria-pressed=true]{color:#f59e0b}
+.rate input{border:1px solid #d1d5db;border-radius:8px;padding:6px 8px}
+.rate [type=submit]{background:var(--c);color:var(--f);border-radius:8px;padding:6px}
+.rate [type=submit]:disabled{opacity:.5}
 `;

@@ -3,19 +3,31 @@
 import { Api, ApiError, HISTORY_LIMIT, type Connection, type WidgetConfig, type WidgetMessage } from "./api.ts";
 import { CSS } from "./styles.ts";
 import { richMessages } from "./rich.ts";
-import { connectionLabel, offlineQueue, seenMemory, signed, unreachable, unreadNotice } from "./presence.ts";
+import { connectionLabel, describeError, offlineQueue, seenMemory, signed, unreachable, unreadNotice } from "./presence.ts";
 import { misconfiguration, textOn } from "./setup.ts";
-import { drawFiles, progressBar, upload, viewer } from "./files.ts";
+import { acceptFiles, drawFiles, progressBar, upload, viewer } from "./files.ts";
+import { loadStrings, localize, S } from "./i18n.ts";
+import { chatOf, randomId, storedChatId, type SiteUser } from "./visitor.ts";
+import { ratingPrompt } from "./rating.ts";
 
 export interface Options {
   key: string;
   api: string;
   title?: string;
   subtitle?: string;
+  user?: SiteUser;
+  locale: string;
 }
 
-/** Shown until /api/widget/config answers, or when it cannot be reached. */
-const FALLBACK_CONFIG: WidgetConfig = { title: "Chat with us", subtitle: "", greeting: null, color: "#2563eb", position: "right" };
+/** What window.BotInbox drives (index.ts). */
+export interface Controller {
+  open(): void;
+  close(): void;
+  toggle(): void;
+  /** Another user (log-in), or null (log-out: a fresh anonymous chat, nothing of the last user's shown). */
+  setUser(user: SiteUser | null): void;
+  on(event: "message", fn: (m: WidgetMessage) => void): void;
+}
 /** Messages are capped by the API at this length; the textarea says so up front. */
 const MAX_TEXT = 4096;
 /** Telegram shows a chat action for 5 s unless a message ends it sooner. */
@@ -35,41 +47,15 @@ const TEMPLATE = `<style>${CSS}</style><div class="w">
 <span class="sr" id="unread"></span><button class="preview" type="button" hidden></button>
 <div class="panel" id="panel" role="dialog" aria-labelledby="title" hidden>
 <header><div><h2 id="title"></h2><p></p><span class="conn"></span></div><button class="close" type="button" aria-label="Close chat">${CLOSE_ICON}</button></header>
+<p class="away" role="status" hidden></p>
 <div class="log" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></div>
 <p class="status" role="status"></p>
 <form><button class="att" type="button" aria-label="Attach a file">${CLIP_ICON}</button><input type="file" multiple hidden><textarea aria-label="Message" rows="1" placeholder="Type a message…" maxlength="${MAX_TEXT}"></textarea><button class="send" type="submit" aria-label="Send">${SEND_ICON}</button></form>
 </div></div>`;
 
-/**
- * The chat id is the visitor's only key to their history, so it must not be guessable:
- * randomUUID is missing on plain-http pages, getRandomValues never is (128 random bits).
- */
-const randomId = () =>
-  crypto.randomUUID?.() ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-
-/** localStorage can be blocked (privacy modes, sandboxed frames): then the chat lasts the page view. */
-function storedChatId(key: string): string {
-  const name = `botinbox:chat:${key}`;
-  try {
-    const known = localStorage.getItem(name);
-    if (known) return known;
-    const id = `w_${randomId()}`;
-    localStorage.setItem(name, id);
-    return id;
-  } catch {
-    return `w_${randomId()}`;
-  }
-}
-
 const timeOf = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
-function describeError(err: unknown): string {
-  if (!(err instanceof ApiError)) return "Not sent.";
-  if (err.status === 429) return `You're sending messages too fast. Slow down and try again${err.retryAfter ? ` in ${err.retryAfter} s` : ""}.`;
-  return `Not sent: ${err.message}`;
-}
-
-export function mount(options: Options): void {
+export function mount(options: Options): Controller {
   const host = document.createElement("botinbox-widget");
   const root = host.attachShadow({ mode: "open" });
   root.innerHTML = TEMPLATE;
@@ -81,6 +67,7 @@ export function mount(options: Options): void {
   const panel = $<HTMLElement>(".panel");
   const title = $<HTMLElement>("h2");
   const subtitle = $<HTMLElement>("header p");
+  const away = $<HTMLElement>(".away");
   const log = $<HTMLElement>(".log");
   const status = $<HTMLElement>(".status");
   const form = $<HTMLFormElement>("form");
@@ -89,13 +76,22 @@ export function mount(options: Options): void {
   const showConnection = connectionLabel($<HTMLElement>(".conn"));
 
   const api = new Api(options.api, options.key);
-  const chatId = storedChatId(options.key);
+  /** Settled once the chat is known: a verified user's is the server's answer. */
+  let chatId = "";
+  const identify = (user: SiteUser | null | undefined) => chatOf(api, options.key, user).then((id) => void (chatId = id));
+  let ready = identify(options.user);
   const byId = new Map<string, HTMLElement>();
   const pending = new Map<string, HTMLElement>();
   let cursor = 0;
   let greeting: string | null = null;
   let started = false;
-  const seen = seenMemory(options.key);
+  /** Per user: what one user saw says nothing of the next one's chat. */
+  const seenOf = (user: SiteUser | null | undefined) => seenMemory(user?.id ? `${options.key}:${user.id}` : options.key);
+  let seen = seenOf(options.user);
+  let stopFollowing = () => {};
+  const listeners: ((m: WidgetMessage) => void)[] = [];
+  /** The first history page is not news: listeners hear of messages after it. */
+  let catchingUp = true;
 
   const applyConfig = (c: WidgetConfig) => {
     title.textContent = options.title || c.title;
@@ -107,6 +103,10 @@ export function mount(options: Options): void {
     }
     wrap.classList.toggle("left", c.position === "left");
     greeting = c.greeting;
+    // Outside the team's hours (or nobody online): said up front, the away message itself comes as a reply.
+    away.hidden = !c.away;
+    const back = c.opens_at && new Date(c.opens_at).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+    away.textContent = c.away ? `${c.away_message || "We're away right now. Leave a message and we'll get back to you."}${back ? ` (back ${back})` : ""}` : "";
   };
 
   const scrollDown = () => (log.scrollTop = log.scrollHeight);
@@ -117,7 +117,7 @@ export function mount(options: Options): void {
     el.className = `msg ${mine ? "in" : "out"}`;
     const who = document.createElement("span");
     who.className = "sr";
-    who.textContent = mine ? "You: " : `${title.textContent}: `;
+    who.textContent = `${mine ? S.you : title.textContent}: `;
     const body = document.createElement("span");
     body.textContent = text;
     const meta = document.createElement("span");
@@ -155,6 +155,7 @@ export function mount(options: Options): void {
   let loadingOlder = false;
   const show = (m: WidgetMessage, older = false) => {
     if (byId.has(m.id)) return;
+    if (!older && !catchingUp) for (const fn of listeners) fn(m);
     oldest = Math.min(oldest, Number(m.message_id));
     // A button press is the inbox's record; the visitor saw the button spin instead.
     if (m.metadata?.callback_query) return void (cursor = Math.max(cursor, Number(m.message_id)));
@@ -193,7 +194,7 @@ export function mount(options: Options): void {
   const send = async (text: string, el = bubble(text, true), clientId: string = randomId(), files?: string[]) => {
     el.classList.add("pending");
     el.classList.remove("failed");
-    setMeta(el, "Sending…");
+    setMeta(el, S.sending);
     pending.set(clientId, el);
     status.textContent = "";
     try {
@@ -205,7 +206,7 @@ export function mount(options: Options): void {
       // The server is out of reach (the visitor may well be online): it waits and goes later.
       if (unreachable(err)) {
         queued.add(clientId, { text, el, files });
-        setMeta(el, "Waiting for the connection…");
+        setMeta(el, S.waiting);
         return showConnection("offline");
       }
       el.classList.replace("pending", "failed");
@@ -213,7 +214,7 @@ export function mount(options: Options): void {
       setMeta(el, message);
       const retry = document.createElement("button");
       retry.type = "button";
-      retry.textContent = "Retry";
+      retry.textContent = S.retry;
       retry.onclick = () => void send(text, el, clientId, files);
       el.lastChild!.appendChild(retry);
       if (err instanceof ApiError && err.status === 429) status.textContent = message;
@@ -237,7 +238,8 @@ export function mount(options: Options): void {
     if (log.scrollTop < OLDER_EDGE_PX) void loadOlder();
   });
 
-  const rich = richMessages(panel, api, chatId, (text) => void send(text));
+  // A reply keyboard's button sends its label; a one-time keyboard then goes, so focus stays in the chat.
+  const rich = richMessages(panel, api, () => chatId, (text) => (void send(text), input.focus()));
   const view = viewer(panel);
 
   /** Each file is its own message: uploaded with a progress bar, then sent; a refusal says why. */
@@ -246,7 +248,7 @@ export function mount(options: Options): void {
       const el = bubble("", true);
       el.classList.add("pending");
       setMeta(el, file.name);
-      const up = upload(options.api, options.key, chatId, file, progressBar(el, () => up.cancel()));
+      const up = upload(options.api, options.key, chatId, file, progressBar(el, () => up.cancel()), api.claim());
       up.done.then(
         (f) => {
           el.querySelector(".up")?.remove();
@@ -262,43 +264,23 @@ export function mount(options: Options): void {
       );
     }
   };
-  const picker = $<HTMLInputElement>("input[type=file]");
-  $<HTMLButtonElement>(".att").onclick = () => picker.click();
-  picker.onchange = () => {
-    attach([...(picker.files ?? [])]);
-    picker.value = "";
-  };
-  input.addEventListener("paste", (e) => {
-    const files = [...(e.clipboardData?.files ?? [])];
-    if (files.length) {
-      e.preventDefault();
-      attach(files);
-    }
-  });
-  const dragging = (on: boolean) => (e: DragEvent) => {
-    if (!e.dataTransfer?.types.includes("Files")) return;
-    e.preventDefault();
-    panel.classList.toggle("drop", on);
-  };
-  panel.addEventListener("dragover", dragging(true));
-  panel.addEventListener("dragleave", dragging(false));
-  panel.addEventListener("drop", (e) => {
-    dragging(false)(e);
-    if (e.dataTransfer?.files.length) attach([...e.dataTransfer.files]);
-  });
+  acceptFiles(panel, input, $<HTMLInputElement>("input[type=file]"), $<HTMLButtonElement>(".att"), attach);
 
   const start = async () => {
     started = true;
+    await ready;
     // The greeting opens every conversation; it is the page's, not a stored message.
     if (greeting) bubble(greeting, false).classList.add("greeting");
+    catchingUp = true;
     try {
       const page = await api.history(chatId);
       historyDone = page.length < HISTORY_LIMIT;
       for (const m of page) show(m);
     } catch (err) {
-      status.textContent = err instanceof ApiError && err.status === 0 ? "Offline: messages will appear when you reconnect." : "";
+      status.textContent = err instanceof ApiError && err.status === 0 ? S.offline : "";
     }
-    api.follow(chatId, {
+    catchingUp = false;
+    stopFollowing = api.follow(chatId, {
       state: setConnection,
       message: show,
       updated: (m) => {
@@ -314,8 +296,9 @@ export function mount(options: Options): void {
       },
       answer: (a) => rich.answered(a),
       cursor: () => cursor,
+      status: ratingPrompt(log, api, chatId),
       typing: () => {
-        typing ??= bubble("typing…", false);
+        typing ??= bubble(S.typing, false);
         typing.classList.add("typing");
         log.append(typing);
         scrollDown();
@@ -323,6 +306,23 @@ export function mount(options: Options): void {
         typingTimer = setTimeout(stopTyping, TYPING_MS);
       },
     });
+  };
+
+  /** Another user's chat replaces this one: nothing of the last user's stays on screen. */
+  const setUser = (user: SiteUser | null) => {
+    stopFollowing();
+    stopFollowing = () => {};
+    byId.clear();
+    pending.clear();
+    log.replaceChildren();
+    notice.clear();
+    cursor = 0;
+    oldest = Infinity;
+    historyDone = false;
+    seen = seenOf(user);
+    // Logging out leaves a fresh anonymous chat: the next person at this browser sees nothing.
+    ready = user ? identify(user) : Promise.resolve(void (api.who = undefined, chatId = storedChatId(options.key, true)));
+    if (started || !panel.hidden) void start();
   };
 
   const open = (isOpen: boolean) => {
@@ -363,15 +363,19 @@ export function mount(options: Options): void {
     void send(text);
   };
 
-  applyConfig(FALLBACK_CONFIG);
-  api.config().then(
-    (c) => {
-      applyConfig(c);
+  applyConfig({ title: S.title, subtitle: "", greeting: null, color: "#2563eb", position: "right" });
+  const strings = loadStrings(options.api, options.locale);
+  Promise.all([api.config(), strings]).then(
+    ([c]) => {
+      localize(root, wrap, options.locale);
+      applyConfig({ ...c, title: c.title || S.title });
       document.body.append(host);
       // A returning visitor hears about replies with the panel closed, on every page.
       if (seen.get() !== null) void start();
     },
-    (err: unknown) => {
+    async (err: unknown) => {
+      await strings;
+      localize(root, wrap, options.locale);
       // A wrong key or a refused origin is the site owner's to fix: visitors see no dead chat,
       // the owner's console says which.
       const misconfigured = misconfiguration(err, options.key);
@@ -381,10 +385,22 @@ export function mount(options: Options): void {
         started = true;
         form.hidden = true;
         log.hidden = true;
-        status.textContent = "Chat is switched off at the moment. Please try again later.";
+        status.textContent = S.switchedOff;
         status.classList.add("closed");
       }
       document.body.append(host);
     },
   );
+  return {
+    open: () => open(true),
+    close: () => open(false),
+    toggle: () => open(panel.hidden),
+    setUser,
+    on: (event, fn) => {
+      if (event !== "message") return;
+      listeners.push(fn);
+      // A site listening for replies hears them with the panel closed too, once there is a chat.
+      if (!started && seen.get() !== null) void start();
+    },
+  };
 }

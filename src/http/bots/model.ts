@@ -54,20 +54,24 @@ export type BotPatchRequest = typeof BotPatchRequest.static;
 
 export const MemberRole = oneOf(["owner", "operator"]);
 
+/** A member's presence: what they chose, or online while a cabinet of theirs is open. */
+export const Presence = oneOf(["online", "away", "offline"], { description: "online, away or offline (online while a cabinet is open, unless chosen otherwise)" });
+
 export const Member = t.Object(
   {
     user_id: t.String({ format: "uuid" }),
     email: t.String({ examples: ["operator@example.com"] }),
     role: MemberRole,
     joined_at: t.String({ format: "date-time" }),
+    presence: Presence,
   },
-  { title: "Member", examples: [{ user_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", email: "operator@example.com", role: "operator", joined_at: "2026-11-23T18:00:00.000Z" }] },
+  { title: "Member", examples: [{ user_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", email: "operator@example.com", role: "operator", joined_at: "2026-11-23T18:00:00.000Z", presence: "online" }] },
 );
 export type Member = typeof Member.static;
 
 export const AssignableMember = t.Object(
-  { user_id: t.String({ format: "uuid" }), email: t.String(), role: MemberRole },
-  { title: "AssignableMember", examples: [{ user_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", email: "operator@example.com", role: "operator" }] },
+  { user_id: t.String({ format: "uuid" }), email: t.String(), role: MemberRole, presence: Presence },
+  { title: "AssignableMember", examples: [{ user_id: "6f1c1f5e-2b7a-4f43-9a65-0b6a5c7e9d11", email: "operator@example.com", role: "operator", presence: "away" }] },
 );
 
 export const MemberParams = t.Object({

@@ -39,7 +39,10 @@ export const fileRoutes = (services: Services) =>
     .post("/api/files", async ({ request, query }) =>
       ok(await services.files.uploadAsVisitor(upload(request), query as Record<string, string>, request.headers.get("origin"))), {
       parse: "none",
-      query: t.Object({ bot_id: t.Optional(t.String()), widget_key: t.Optional(t.String()), chat_id: t.Optional(t.String()) }),
+      query: t.Object({
+        bot_id: t.Optional(t.String()), widget_key: t.Optional(t.String()), chat_id: t.Optional(t.String()),
+        user_id: t.Optional(t.String()), user_hash: t.Optional(t.String({ description: "A verified user's hash, as on POST /api/messages" })),
+      }),
       response: {
         200: Ok(FileSchema, "Stored; send it with attachments: [file_id] on POST /api/messages for the same chat_id"),
         ...errors(400, 403, 404, { 413: `The file is larger than ${MAX_CHAT_FILE_BYTES / MB} MB` }, { 415: "Not a type a visitor may send (read from the bytes)" }, 429),

@@ -33,8 +33,9 @@ export const Contact = t.Object(
     email: Nullable(t.String()),
     phone: Nullable(t.String()),
     created_at: t.String({ format: "date-time" }),
+    verified: t.Boolean({ description: "A widget user the site vouched for with user_hash (signed with the bot's identity secret)" }),
   },
-  { title: "Contact", examples: [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}] },
+  { title: "Contact", examples: [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}] },
 );
 export type Contact = typeof Contact.static;
 
@@ -84,7 +85,7 @@ export const Conversation = t.Object(
     updated_at: t.String({ format: "date-time" }),
     last_message_at: t.String({ format: "date-time" }),
   },
-  { title: "Conversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z"}] },
+  { title: "Conversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z"}] },
 );
 export type Conversation = typeof Conversation.static;
 
@@ -103,9 +104,10 @@ export const InboxConversation = t.Composite(
     t.Object({
       assignee: Nullable(Assignee),
       unread_count: t.Integer({ minimum: 0, description: "Incoming messages after the caller's read marker" }),
+      snoozed_until: t.Optional(Nullable(t.String({ format: "date-time", description: "A snoozed (waiting) conversation reopens then" }))),
     }),
   ],
-  { title: "InboxConversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1}] },
+  { title: "InboxConversation", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1}] },
 );
 export type InboxConversation = typeof InboxConversation.static;
 
@@ -125,6 +127,15 @@ export const PageInfo = t.Object(
   { title: "PageInfo", description: "The page the visitor wrote from (newest incoming message's page_url/page_title)" },
 );
 
+export const ConversationRating = t.Object(
+  {
+    rating: t.Integer({ minimum: 1, maximum: 5, examples: [5] }),
+    comment: Nullable(t.String({ examples: ["Quick and friendly"] })),
+    created_at: t.String({ format: "date-time", examples: ["2026-01-01T10:00:00.000Z"] }),
+  },
+  { title: "ConversationRating", description: "The visitor's 1–5 rating of the closed conversation (POST /api/messages/rating)" },
+);
+
 export const ConversationDetail = t.Composite(
   [
     InboxConversation,
@@ -133,9 +144,10 @@ export const ConversationDetail = t.Composite(
       contacts: t.Array(Contact),
       contact_conversations: t.Array(ContactConversation),
       page: Nullable(PageInfo),
+      rating: Nullable(ConversationRating),
     }),
   ],
-  { title: "ConversationDetail", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1, "messages": [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}], "contacts": [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z"}], "contact_conversations": [], "page": {"url": "https://shop.example.com/pricing", "title": "Pricing"}}] },
+  { title: "ConversationDetail", examples: [{"id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "bot_id": "6f1c2d8e-3b4a-4c5d-9e8f-0a1b2c3d4e5f", "channel": "web", "chat_id": "visitor-42", "number": 12, "status": "open", "operator_note": "", "contact": {"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}, "last_message": {"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}, "message_count": 1, "handled_by": "bot", "handed_over_by": null, "handed_over_at": null, "created_at": "2026-01-01T09:30:00.000Z", "updated_at": "2026-01-01T09:30:00.000Z", "last_message_at": "2026-01-01T09:30:00.000Z", "assignee": {"user_id": "0b6e7c1a-2d3f-4a5b-8c9d-1e2f3a4b5c6d", "email": "operator@example.com"}, "unread_count": 1, "messages": [{"id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "message_id": "17", "conversation_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d", "chat_id": "visitor-42", "channel": "web", "direction": "in", "sender": "user", "text": "Hello, is anyone there?", "entities": null, "reply_markup": null, "metadata": {"page_url": "https://shop.example.com/pricing"}, "created_at": "2026-01-01T09:30:00.000Z", "edited_at": null}], "contacts": [{"id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "number": 3, "external_user_id": "visitor-42", "first_name": "Ada", "last_name": null, "name": "Ada", "email": "ada@example.com", "phone": null, "created_at": "2026-01-01T09:30:00.000Z", "verified": false}], "contact_conversations": [], "page": {"url": "https://shop.example.com/pricing", "title": "Pricing"}, "rating": null}] },
 );
 export type ConversationDetail = typeof ConversationDetail.static;
 
@@ -169,6 +181,9 @@ export const ConversationMetaPatch = t.Object(
     status: t.Optional(Status),
     operator_note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })),
     assignee_id: t.Optional(Nullable(t.String({ format: "uuid", description: "A member of the bot; null unassigns" }))),
+    snoozed_until: t.Optional(Nullable(t.String({
+      format: "date-time", description: 'Snooze: with status "waiting", the conversation returns to open at this time (kept across restarts); null cancels',
+    }))),
   },
   { title: "ConversationMetaPatch", examples: [{ status: "open" }, { assignee_id: null }] },
 );

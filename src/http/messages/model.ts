@@ -14,6 +14,8 @@ import type { ButtonPress } from "../../domain/buttons.ts";
 
 /** Ids from outside systems: long enough for any UUID/URN, short enough to index. */
 export const MAX_EXTERNAL_ID_LENGTH = 256;
+/** RFC 5321's longest address. */
+const MAX_EMAIL_LENGTH = 254;
 /** Person names as Telegram allows them. */
 export const MAX_NAME_LENGTH = 256;
 export { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT };
@@ -21,6 +23,18 @@ export { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT };
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
 const ExternalId = t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH });
+/** Longer than any hex SHA-256 HMAC; the domain tells a wrong one apart (401), whatever its shape. */
+const MAX_USER_HASH_LENGTH = 128;
+/** A verified widget user (domain/identity.ts): the site's server signs the user id with the bot's identity secret. */
+export const UserHash = t.String({
+  minLength: 1, maxLength: MAX_USER_HASH_LENGTH,
+  description: "hex HMAC-SHA256(the bot's identity secret, user id), computed by your server: the chat becomes that user's one conversation (chat_id `verified:<user id>`) on every device; a wrong hash is 401",
+});
+/** The fields a call naming a chat adds to reach a verified user's chat. */
+export const IdentityFields = {
+  user_id: t.Optional(t.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH, description: "With user_hash: the verified user whose chat this is" })),
+  user_hash: t.Optional(UserHash),
+};
 
 export const IncomingMessageRequest = t.Object(
   {
@@ -39,8 +53,11 @@ export const IncomingMessageRequest = t.Object(
         id: t.Optional(ExternalId),
         first_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
         last_name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH })),
+        name: t.Optional(t.String({ maxLength: MAX_NAME_LENGTH, description: "The full name, as a site knows it" })),
+        email: t.Optional(t.String({ maxLength: MAX_EMAIL_LENGTH, description: "Kept on the contact for a verified user (user_hash) only" })),
       }),
     ),
+    user_hash: t.Optional(UserHash),
     metadata: t.Optional(
       t.Record(t.String(), t.Unknown(), {
         description: "Free-form; page_url and page_title are used by site senders; client_message_id makes the request idempotent",
@@ -70,6 +87,7 @@ export const HistoryQuery = t.Object({
   channel: t.Optional(oneOf(CHANNEL_TYPES)),
   limit: t.Optional(SafeInt({ minimum: 1, description: `Default ${HISTORY_DEFAULT_LIMIT}, clamped to ${HISTORY_MAX_LIMIT}` })),
   before: t.Optional(SafeInt({ minimum: 1, description: "message_id: older messages than this" })),
+  ...IdentityFields,
 });
 export type HistoryQuery = typeof HistoryQuery.static;
 
@@ -91,6 +109,7 @@ export const ButtonPressRequest = t.Object(
     chat_id: ExternalId,
     message_id: t.String({ pattern: "^[0-9]{1,15}$", description: "The bot's message the button is under" }),
     data: t.String({ minLength: 1, maxLength: MAX_CALLBACK_DATA_BYTES, description: "The button's callback_data" }),
+    ...IdentityFields,
   },
   { title: "ButtonPressRequest", examples: [{ widget_key: "wk_4f1c0d…", chat_id: "w_0b5e6c1e", message_id: "42", data: "pricing" }] },
 );

@@ -8,7 +8,7 @@ import { publicAccess } from "../public.ts";
 import { SafeInt } from "../input.ts";
 import { oneOf } from "../feature.ts";
 import { CHANNEL_TYPES } from "../channels/model.ts";
-import { MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
+import { IdentityFields, MAX_EXTERNAL_ID_LENGTH } from "../messages/model.ts";
 import { feedResponse } from "./sse.ts";
 
 export const STREAMS_TAG = "Live streams";
@@ -23,6 +23,7 @@ const WidgetStreamQuery = t.Object({
   bot_id: t.Optional(t.String({ format: "uuid" })),
   channel: t.Optional(oneOf(CHANNEL_TYPES)),
   since: t.Optional(SafeInt({ minimum: 0, description: "message_id: send messages after it first (Last-Event-ID wins)" })),
+  ...IdentityFields,
 });
 
 const LastEventId = t.Optional(t.String({ maxLength: 64, description: "The last event id received: the stream resumes after it" }));

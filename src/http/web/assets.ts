@@ -20,7 +20,12 @@ export const SCRIPT_ENTRIES = {
   widget: join(WEB_DIR, "widget/index.ts"),
   cabinet: join(WEB_DIR, "cabinet/main.tsx"),
   serviceWorker: join(WEB_DIR, "sw/index.ts"),
+  /** uPlot and the Reports page's drawing, loaded by that page only: the cabinet's bundle never carries the library. */
+  charts: join(WEB_DIR, "charts/index.ts"),
 } as const;
+
+/** uPlot's own stylesheet, served beside the charts script. */
+export const CHARTS_CSS = Bun.resolveSync("uplot/dist/uPlot.min.css", import.meta.dir);
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,8 @@ import type { Services } from "../../services.ts";
 import { unavailable } from "../../core/errors.ts";
 import { feature } from "../feature.ts";
 import { CABINET_CSP, pageHeaders } from "./security-headers.ts";
-import { bundleScript, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
+import { bundleScript, CHARTS_CSS, lazyAsset, makeAsset, SCRIPT_ENTRIES, serveAsset, WEB_DIR } from "./assets.ts";
+import { LOCALES as WIDGET_LOCALES } from "../../../web/widget/i18n.ts";
 
 /** Sites cache the widget briefly so a fix reaches them within minutes; ETags make rechecks cheap. */
 const WIDGET_CACHE = "public, max-age=300";
@@ -35,7 +36,12 @@ export const webRoutes = (services: Services) => {
   };
   const widget = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.widget), JAVASCRIPT));
   const cabinetJs = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.cabinet), JAVASCRIPT));
+  const charts = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.charts), JAVASCRIPT));
+  const chartsCss = lazyAsset(async () => makeAsset(await readFile(CHARTS_CSS, "utf8"), "text/css; charset=utf-8"));
   const serviceWorker = lazyAsset(async () => makeAsset(await bundleScript(SCRIPT_ENTRIES.serviceWorker), JAVASCRIPT));
+  // The widget's languages other than English: fetched by pages that need one (web/widget/i18n.ts).
+  const locales = new Map(WIDGET_LOCALES.map((lang) => [lang, lazyAsset(async () =>
+    makeAsset(JSON.stringify(JSON.parse(await readFile(join(WEB_DIR, `widget/locales/${lang}.json`), "utf8"))), "application/json; charset=utf-8"))]));
   const cabinetCss = lazyAsset(async () => makeAsset(await readFile(join(WEB_DIR, "cabinet/style.css"), "utf8"), "text/css; charset=utf-8"));
   const page = lazyAsset(async () => {
     const html = await readFile(join(WEB_DIR, "cabinet/index.html"), "utf8");
@@ -49,6 +55,17 @@ export const webRoutes = (services: Services) => {
       response.headers.set("cross-origin-resource-policy", "cross-origin");
       return response;
     }, HIDDEN)
+    .get("/widget/locales/:file", async ({ request, params, set }) => {
+      const locale = locales.get(params.file.replace(/\.json$/, ""));
+      if (!locale || !params.file.endsWith(".json")) {
+        set.status = 404;
+        return { ok: false, error: "no such widget language", error_code: 404 };
+      }
+      const response = serveAsset(request, await locale().catch(fail("the widget's language")), WIDGET_CACHE);
+      response.headers.set("cross-origin-resource-policy", "cross-origin");
+      response.headers.set("access-control-allow-origin", "*");
+      return response;
+    }, HIDDEN)
     .get("/", async ({ request }) => {
       const response = serveAsset(request, await page().catch(fail("the cabinet")), CABINET_CACHE);
       for (const [name, value] of Object.entries(pageHeaders(CABINET_CSP))) response.headers.set(name, value);
@@ -57,5 +74,7 @@ export const webRoutes = (services: Services) => {
     // At the root, so the worker's default scope is the whole cabinet (no Service-Worker-Allowed).
     .get("/sw.js", async ({ request }) => serveAsset(request, await serviceWorker().catch(fail("sw.js")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.js", async ({ request }) => serveAsset(request, await cabinetJs().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN)
+    .get("/assets/charts.js", async ({ request }) => serveAsset(request, await charts().catch(fail("the charts")), CABINET_CACHE), HIDDEN)
+    .get("/assets/charts.css", async ({ request }) => serveAsset(request, await chartsCss().catch(fail("the charts")), CABINET_CACHE), HIDDEN)
     .get("/assets/cabinet.css", async ({ request }) => serveAsset(request, await cabinetCss().catch(fail("the cabinet")), CABINET_CACHE), HIDDEN);
 };
