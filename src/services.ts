@@ -2,6 +2,8 @@
 // HTTP front and the workers call. Every use case is `services.<area>.<verb>(caller, input…)`,
 // the caller first: the signed-in user, the bot a token names, or the bot a public request
 // names. Permission checks happen in the domain functions these bind, never in the callers.
+import * as apiTokens from "./domain/api_tokens.ts";
+import * as eventWebhooks from "./domain/event_webhooks.ts";
 import { randomUUID } from "node:crypto";
 import type { Platform } from "./platform.ts";
 import { SecretBox } from "./secrets.ts";
@@ -147,6 +149,26 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
         return reset;
       },
     },
+    /** Personal API tokens: a user's scripts and integrations call user-token endpoints within the token's scopes. */
+    tokens: {
+      create: (user: Caller, input: { name: string; scopes: string[]; expires_at?: string }) => apiTokens.createApiToken(db, user.id, input),
+      list: (user: Caller) => apiTokens.listUserApiTokens(db, user.id),
+      /** Streams the token opened end now, in every process. */
+      revoke: async (user: Caller, id: string) => {
+        const done = await apiTokens.revokeUserApiToken(db, user.id, id);
+        await sessions.announceRevocation(w.bus, user.id);
+        return done;
+      },
+      userOf: (token: string, method: string, path: string) => apiTokens.userOfApiToken(db, token, method, path),
+    },
+    /** Event webhooks (owner): a bot's conversation, message and contact events POSTed signed to the owner's URLs. */
+    eventWebhooks: {
+      create: (user: Caller, botId: string, input: { url: string; events: string[] }) => eventWebhooks.createEventWebhook(w, user.id, botId, input),
+      list: (user: Caller, botId: string) => eventWebhooks.listBotEventWebhooks(w, user.id, botId),
+      remove: (user: Caller, botId: string, hookId: string) => eventWebhooks.removeEventWebhook(w, user.id, botId, hookId),
+      deliveries: (user: Caller, botId: string, hookId: string, limit: number) => eventWebhooks.eventDeliveries(w, user.id, botId, hookId, limit),
+      redeliver: (user: Caller, botId: string, hookId: string, deliveryId: string) => eventWebhooks.redeliverEvent(w, user.id, botId, hookId, deliveryId),
+    },
     bots: {
       list: (user: Caller) => bots.listBots(w, user.id),
       get: (user: Caller, botId: string) => bots.memberBot(w, user.id, botId),
@@ -284,7 +306,8 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
     },
     feeds: {
       inbox: (user: Caller, session: sessions.SessionClaims, since: number | undefined, lastEventId: string | null) =>
-        inboxFeed(w, user.id, since, lastEventId, async () => (await sessions.liveSession(db, user.id, session)) !== undefined),
+        inboxFeed(w, user.id, since, lastEventId, async () =>
+          session.apiTokenId ? apiTokens.apiTokenIsLive(db, session.apiTokenId) : (await sessions.liveSession(db, user.id, session)) !== undefined),
       chat: (bot: DbBot, query: ChatFeedQuery, client: FeedClient) => chatFeed(w, bot, query, client, platform.config.rateLimits),
     },
     reports: {
@@ -317,6 +340,7 @@ export function composeServices(platform: Platform, w: Wiring = wire(platform)) 
           db, bus: w.bus, logger: w.logger, updates: platform.updates, leases: platform.leases, leaseTtlMs: platform.leaseTtlMs,
           allowPrivate: platform.config.allowPrivateWebhooks, telegram: telegramDelivery(w),
           recorded: (attempt, ok) => platform.metrics.webhookDeliveries.inc({ kind: attempt.kind, outcome: ok ? "ok" : "failed" }),
+          secretBox: w.secretBox,
         }, options),
       /** Operator push notifications (the `push` process). */
       push: (options: { name: string; removeOnStop: boolean }) =>

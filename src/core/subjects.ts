@@ -91,3 +91,9 @@ export function natsNames(prefix = ""): NatsNames {
 
 /** The names of a deployment without NATS_PREFIX. */
 export const DEFAULT_NATS_NAMES = natsNames();
+
+/** A bot's event webhooks or their queue changed (created, deleted, a redeliver): delivery workers look again. */
+export const eventHooksChangedSubject = (botId: string) => `eventhooks.${botId}`;
+export const ALL_EVENT_HOOK_SUBJECTS = "eventhooks.*";
+/** Every conversation event of every owner: event webhooks follow them all. */
+export const ALL_CONVERSATION_EVENTS = "events.*.*";

@@ -28,3 +28,8 @@ export function checkSignature(
   const given = Buffer.from(header.trim());
   return given.length === expected.length && timingSafeEqual(given, expected) ? "valid" : "wrong";
 }
+
+/** Event webhooks' X-Botinbox-Signature: `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
+export function eventSignature(secret: string, timestamp: number, body: string): string {
+  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+}

@@ -9,6 +9,9 @@
 // outgoing messages whose event never arrived, and leases freed by a dead worker.
 import { randomUUID } from "node:crypto";
 import { ChannelCallbackActor } from "./channel_callbacks.ts";
+import { EventHookActor, EventHookIntake, type EventHookDeps } from "./event_hooks.ts";
+import { listBotsWithEventWebhooks, listBotsWithPendingEvents } from "../db/event_webhooks.ts";
+import type { SecretBox } from "../secrets.ts";
 import { ActorSystem, type ActorRef } from "../actors/system.ts";
 import { WebhookActor, type DeliveryDeps } from "./webhook.ts";
 import type { EventBus, Unsubscribe } from "../bus/bus.ts";
@@ -26,7 +29,9 @@ import { LeaseKeeper } from "./lease.ts";
 import { AttemptRecorder } from "./recorder.ts";
 import type { NewAttempt } from "../db/webhooks.ts";
 import type { Resolver } from "./ssrf.ts";
-import { ALL_WAKE_SUBJECTS, ALL_WEBHOOK_SUBJECTS, botOfSubject, MESSAGE_CREATED_SUBJECTS, type WebhookChanged } from "../core/subjects.ts";
+import {
+  ALL_CONVERSATION_EVENTS, ALL_EVENT_HOOK_SUBJECTS, ALL_WAKE_SUBJECTS, ALL_WEBHOOK_SUBJECTS, botOfSubject, MESSAGE_CREATED_SUBJECTS, type WebhookChanged,
+} from "../core/subjects.ts";
 
 /** Why: how soon a lost wake-up, a new bot or a dead worker's bot is picked up; each scan costs a few queries and a lease attempt per unowned bot. */
 const SCAN_INTERVAL_MS = 5000;
@@ -36,8 +41,8 @@ const CALLBACK_CATCH_UP_MS = 3600 * 1000;
 const ACQUIRE_CONCURRENCY = 20;
 
 
-type Kind = "webhook" | "callback";
-type DeliveringActor = WebhookActor | ChannelCallbackActor;
+type Kind = "webhook" | "callback" | "event";
+type DeliveringActor = WebhookActor | ChannelCallbackActor | EventHookActor;
 
 export interface WorkerOptions {
   /** The deps' leases by default; tests pass ones with a short TTL (and that TTL). */
@@ -64,6 +69,8 @@ export interface WorkerDeps {
   telegram: DeliveryDeps["telegram"];
   /** Counts one finished attempt (metrics). */
   recorded(attempt: NewAttempt, ok: boolean): void;
+  /** Opens event webhooks' sealed secrets. */
+  secretBox: SecretBox;
 }
 
 interface Held {
@@ -81,10 +88,14 @@ export class WebhookWorker {
   private readonly leases: Leases;
   private readonly ttlMs: number;
   private readonly delivery: DeliveryDeps;
+  private readonly events: EventHookDeps;
+  private readonly intake: EventHookIntake;
   private readonly recorder: AttemptRecorder;
   private readonly held = new Map<string, Held>();
   private readonly acquiring = new Set<string>();
   private webhookBots = new Set<string>();
+  /** Bots with (or once with) event webhooks: other bots' events cost no query (learnt from the scan and eventhooks.<bot> notices). */
+  private eventHookBots = new Set<string>();
   private subscriptions: Unsubscribe[] = [];
   private scanTimer: ReturnType<typeof setInterval> | undefined;
   private scanning: Promise<void> | undefined;
@@ -117,6 +128,8 @@ export class WebhookWorker {
       now: Date.now,
       telegram: deps.telegram,
     };
+    this.events = { ...this.delivery, secretBox: deps.secretBox };
+    this.intake = new EventHookIntake(deps.db, logger);
   }
 
   async start(): Promise<this> {
@@ -125,6 +138,8 @@ export class WebhookWorker {
       bus.subscribe(ALL_WAKE_SUBJECTS, (_data, subject) => this.onAppended(botOfSubject(subject))),
       bus.subscribe(ALL_WEBHOOK_SUBJECTS, (data, subject) => this.onWebhookChanged(botOfSubject(subject), data as WebhookChanged)),
       bus.subscribe(MESSAGE_CREATED_SUBJECTS, (data) => this.onMessageCreated(data as PlatformEvent)),
+      bus.subscribe(ALL_CONVERSATION_EVENTS, (data) => this.onConversationEvent(data as PlatformEvent)),
+      bus.subscribe(ALL_EVENT_HOOK_SUBJECTS, (_data, subject) => this.onEventHooksChanged(botOfSubject(subject))),
     );
     await bus.flush();
     await this.scan();
@@ -190,6 +205,21 @@ export class WebhookWorker {
     }
   }
 
+  private async onConversationEvent(event: PlatformEvent): Promise<void> {
+    if (this.closed || !event?.bot_id || !event.conversation || !this.eventHookBots.has(event.bot_id) || !this.accepts(event.bot_id)) return;
+    if (await this.intake.offer(event)) this.onEventQueued(event.bot_id);
+  }
+
+  private onEventHooksChanged(botId: string): void {
+    // A hook created or a redeliver: events of this bot are offered from now on.
+    this.eventHookBots.add(botId);
+    this.onEventQueued(botId);
+  }
+
+  private onEventQueued(botId: string): void {
+    if (!this.tellHeld("event", botId, (actor) => actor.wake())) void this.acquire("event", botId);
+  }
+
   private accepts(botId: string): boolean {
     return !this.options.accept || this.options.accept(botId);
   }
@@ -221,9 +251,13 @@ export class WebhookWorker {
     }
     await enqueueMissedCallbacks(db, new Date(Date.now() - CALLBACK_CATCH_UP_MS), CALLBACK_CHANNELS);
     const callbackBots = (await listBotsWithPendingCallbacks(db)).filter((id) => this.accepts(id));
+    const eventBots = (await listBotsWithPendingEvents(db)).filter((id) => this.accepts(id));
+    // Only added to: a scan's older list must not undo a notice that came meanwhile; a bot whose hooks are gone costs one query per event.
+    for (const id of await listBotsWithEventWebhooks(db)) this.eventHookBots.add(id);
     const wanted: Array<[Kind, string]> = [
       ...webhookBots.map((id): [Kind, string] => ["webhook", id]),
       ...callbackBots.map((id): [Kind, string] => ["callback", id]),
+      ...eventBots.map((id): [Kind, string] => ["event", id]),
     ];
     for (let i = 0; i < wanted.length && !this.closed; i += ACQUIRE_CONCURRENCY) {
       await Promise.all(wanted.slice(i, i + ACQUIRE_CONCURRENCY).map(([kind, botId]) => {
@@ -255,7 +289,9 @@ export class WebhookWorker {
     const ref: ActorRef<DeliveringActor> = this.actors.actorOf<DeliveringActor>(kind, botId, () =>
       kind === "webhook"
         ? new WebhookActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish)
-        : new ChannelCallbackActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish),
+        : kind === "event"
+          ? new EventHookActor(this.events, botId, keeper, (work) => ref.tell(work as never), finish)
+          : new ChannelCallbackActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish),
     );
     this.held.set(name, { kind, botId, ref, keeper, since: sentAt });
     this.deps.logger.debug({ bot: botId, kind, holder: this.holder }, "delivering for bot");

@@ -18,6 +18,8 @@ export interface SessionClaims {
   pwd: unknown;
   /** Expiry, Unix seconds. */
   exp: number;
+  /** Set when the caller used a personal API token instead of a login: its id. */
+  apiTokenId?: string;
 }
 
 /** The claims a new token carries besides sub/typ. */

@@ -27,6 +27,7 @@ import { workflowRoutes } from "./team/workflow.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { labelNoteRoutes } from "./labels/routes.ts";
 import { contactRoutes } from "./contacts/routes.ts";
+import { integrationRoutes } from "./integrations/routes.ts";
 import { ratingRoutes, reportRoutes } from "./reports/routes.ts";
 import { erasureRoutes } from "./contacts/erase.ts";
 
@@ -66,6 +67,7 @@ export function createApp(services: Services, state: AppState = { draining: fals
     .use(pushRoutes(services))
     .use(telegramRoutes(services))
     .use(streamRoutes(services))
+    .use(integrationRoutes(services))
     .use(webRoutes(services))
     .use(workflowRoutes(services))
     .use(erasureRoutes(services));

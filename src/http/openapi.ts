@@ -26,6 +26,7 @@ export const TAGS = [
   { name: "System", description: "Health and readiness" },
   { name: "Live streams", description: "Server-Sent Events for the widget and the cabinet inbox, resumable by Last-Event-ID" },
   { name: "Push", description: "Operator push notifications (Web Push)" },
+  { name: "Integrations", description: "Event webhooks that follow a bot's inbox, and personal API tokens for scripts" },
   { name: "Files", description: "Uploads by visitors, operators and bots, and the signed links to their bytes" },
   { name: "Labels", description: "A bot's labels for conversations" },
   { name: "Contacts", description: "A bot's contacts: list, search, edit, merge, CSV export" },

@@ -66,6 +66,8 @@ beforeAll(async () => {
   expect((await client.post("/api/invites/accept", { code: invite.body.result.code }, operator.token)).status).toBe(200);
   const pending = await client.post(`/api/bots/${bot.id}/invites`, { email: "later@example.com" }, owner.token);
   await client.patch(`/api/inbox/${accepted.body.result.conversation_id}`, { assignee_id: operator.id }, owner.token);
+  const hook = await client.post(`/api/bots/${bot.id}/event-webhooks`, { url: "http://127.0.0.1:9/hook", events: ["message_created"] }, owner.token);
+  expect(hook.status).toBe(201);
 
   Object.assign(ids, {
     bot: bot.id,
@@ -73,10 +75,12 @@ beforeAll(async () => {
     user_id: operator.id,
     invite_id: pending.body.result.id,
     reply_id: reply.body.result.id,
+    hook_id: hook.body.result.id,
+    delivery_id: crypto.randomUUID(),
   });
   secrets = [
     bot.id, bot.token, bot.integration_key, chat, marker, accepted.body.result.conversation_id, operator.email,
-    invite.body.result.code, pending.body.result.code, "private.example.com",
+    invite.body.result.code, pending.body.result.code, "private.example.com", hook.body.result.secret,
   ];
 });
 

@@ -3,6 +3,7 @@
 import { useRef, useState } from "preact/hooks";
 import { ApiError, post, session, type AcceptedInvite, type AuthResult } from "./api.ts";
 import { MIN_PASSWORD } from "./auth.tsx";
+import { ApiTokensSection } from "./integrations.tsx";
 import { errorText, toast, useTitle } from "./ui.tsx";
 
 export function AccountView({ logout }: { logout: () => void }) {
@@ -50,6 +51,7 @@ export function AccountView({ logout }: { logout: () => void }) {
         <p class="form-error" role="alert">{error}</p>
         <button type="submit" class="primary" disabled={busy}>Change password</button>
       </form>
+      <ApiTokensSection />
       <section class="card narrow-card" aria-labelledby="api-title">
         <h2 id="api-title">API</h2>
         <p class="muted small">Every endpoint, with its parameters and answers, in the interactive reference.</p>

@@ -7,6 +7,7 @@ import { CannedSection } from "./canned.tsx";
 import { ChannelsSection } from "./channels.tsx";
 import { FirstRunChecklist } from "./checklist.tsx";
 import { MembersSection } from "./members.tsx";
+import { EventWebhooksSection } from "./integrations.tsx";
 import { HoursSection, RoutingSection } from "./workflow.tsx";
 import { IdentitySecretRow } from "./identity.tsx";
 import { CopyButton, errorText, formatTime, toast, useLatest, useTitle } from "./ui.tsx";
@@ -98,6 +99,10 @@ export function BotCardView({ id, publicUrl }: { id: string; publicUrl: string }
         <section class="card" aria-labelledby="hours-title">
           <h2 id="hours-title">Working hours</h2>
           <HoursSection botId={bot.id} />
+        </section>
+        <section class="card span-2" aria-labelledby="integrations-title">
+          <h2 id="integrations-title">Integrations</h2>
+          <EventWebhooksSection botId={bot.id} />
         </section>
         <section class="card" aria-labelledby="canned-title">
           <h2 id="canned-title">Canned replies</h2>

@@ -3,7 +3,9 @@ import { jwt } from "@elysiajs/jwt";
 import { Elysia } from "elysia";
 import { unauthorized } from "../../core/errors.ts";
 import type { Services } from "../../services.ts";
-import { claimsOf } from "../../domain/sessions.ts";
+import { claimsOf, type SessionClaims } from "../../domain/sessions.ts";
+import { isApiToken } from "../../domain/api_tokens.ts";
+import { requestPath } from "../paths.ts";
 
 export const USER_SECURITY = [{ userBearerAuth: [] }];
 
@@ -29,9 +31,17 @@ export const userAuth = (services: Services) =>
     .macro({
       user: {
         detail: { security: USER_SECURITY },
-        async resolve({ headers, userJwt }) {
+        async resolve({ headers, userJwt, request }) {
           const token = bearerToken(headers.authorization);
           if (!token) throw unauthorized("missing user token: send Authorization: Bearer <token>");
+          if (isApiToken(token)) {
+            // A personal API token: looked up on every request, within its scopes (403 outside them).
+            const found = await services.tokens.userOf(token, request.method, requestPath(request));
+            const session: SessionClaims = {
+              jti: null, pwd: null, exp: found.expiresAt ? Math.floor(found.expiresAt.getTime() / 1000) : 0, apiTokenId: found.tokenId,
+            };
+            return { user: found.user, session };
+          }
           const payload = await userJwt.verify(token, { algorithms: JWT_ALGORITHMS, requiredClaims: JWT_REQUIRED_CLAIMS });
           if (!payload || typeof payload.sub !== "string" || !UUID.test(payload.sub) || payload.typ !== "user") {
             throw unauthorized("invalid or expired user token");
