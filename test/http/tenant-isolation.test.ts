@@ -18,7 +18,16 @@ const OPERATOR_MAY = new Set([
   "get /api/bots/{id}/canned-replies",
   "post /api/bots/{id}/canned-replies",
   "delete /api/bots/{id}/canned-replies/{reply_id}",
+  // Labels and contacts are the inbox's; the retention period tells operators when conversations go.
+  "get /api/bots/{id}/labels",
+  "get /api/bots/{id}/contacts",
+  "get /api/bots/{id}/retention",
 ]);
+
+/** Bodies a generated sample cannot make valid (a mention must name a member of the bot). */
+const BODIES: Record<string, unknown> = {
+  "post /api/inbox/{id}/notes": { text: "a private note" },
+};
 
 interface Operation {
   method: string;
@@ -68,6 +77,9 @@ beforeAll(async () => {
   await client.patch(`/api/inbox/${accepted.body.result.conversation_id}`, { assignee_id: operator.id }, owner.token);
   const hook = await client.post(`/api/bots/${bot.id}/event-webhooks`, { url: "http://127.0.0.1:9/hook", events: ["message_created"] }, owner.token);
   expect(hook.status).toBe(201);
+  const label = await client.post(`/api/bots/${bot.id}/labels`, { name: "vip", color: "#2563eb" }, owner.token);
+  expect(label.status).toBeLessThan(300);
+  const detail = await client.get(`/api/inbox/${accepted.body.result.conversation_id}`, owner.token);
 
   Object.assign(ids, {
     bot: bot.id,
@@ -77,6 +89,8 @@ beforeAll(async () => {
     reply_id: reply.body.result.id,
     hook_id: hook.body.result.id,
     delivery_id: crypto.randomUUID(),
+    label_id: label.body.result.id,
+    contact: detail.body.result.contact.id,
   });
   secrets = [
     bot.id, bot.token, bot.integration_key, chat, marker, accepted.body.result.conversation_id, operator.email,
@@ -104,7 +118,7 @@ function requestsFor({ method, path, op }: Operation): Variant[] {
   let named = false;
   const concretePath = path.replace(/\{(\w+)\}/g, (_, name: string) => {
     named = true;
-    const value = name === "id" ? (path.startsWith("/api/inbox") ? ids.conversation : ids.bot) : ids[name];
+    const value = name === "id" ? (path.startsWith("/api/inbox") ? ids.conversation : path.startsWith("/api/contacts") ? ids.contact : ids.bot) : ids[name];
     if (!value) throw new Error(`${method} ${path}: no target for path parameter {${name}}; add it to the fixture`);
     return value;
   });
@@ -114,9 +128,11 @@ function requestsFor({ method, path, op }: Operation): Variant[] {
     if (p.name === "bot_id") targets.push(["bot_id", ids.bot!]);
     else if (p.name === "before" && resolve(p.schema)?.format === "uuid") targets.push(["before", ids.conversation!]);
     else if (p.name === "since") base.set("since", String(Date.now() - 60_000));
+    // Other required parameters get a valid value, so the request reaches the membership check.
+    else if (p.required) base.set(p.name, String(sampleOf(resolve(p.schema), resolve)));
   }
   const schema = op.requestBody?.content?.["application/json"]?.schema;
-  const body = schema ? sampleOf(schema, resolve) : undefined;
+  const body = `${method} ${path}` in BODIES ? BODIES[`${method} ${path}`] : schema ? sampleOf(schema, resolve) : undefined;
   const url = (query: URLSearchParams) => `${concretePath}${query.size ? `?${query}` : ""}`;
   const variants: Variant[] = [{ method: method.toUpperCase(), url: url(base), body, named }];
   for (const [name, value] of targets) {
@@ -315,6 +331,12 @@ describe(`tenant isolation over every public and bot-token operation (${MODE})`,
       ["POST", "/api/messages/callback-query", pub({ chat_id: mine(), message_id: v.botMessage, data: "pay" })],
       ["POST", "/api/messages/callback-query", pub({ chat_id: v.crmChat, message_id: v.botMessage, data: "pay" })],
       ["POST", "/api/messages/callback-query", { widget_key: attacker.widget_key, chat_id: v.crmChat, message_id: v.botMessage, data: "pay" }],
+    ],
+    "post /api/messages/rating": () => [
+      ["POST", "/api/messages/rating", { widget_key: victim.widget_key, chat_id: v.crmChat, rating: 1 }],
+      ["POST", "/api/messages/rating", { widget_key: attacker.widget_key, chat_id: v.widgetChat, rating: 1 }],
+      ["POST", "/api/messages/rating", { widget_key: victim.widget_key, chat_id: "verified:vip-2", rating: 1 }],
+      ["POST", "/api/messages/rating", { widget_key: victim.widget_key, chat_id: "verified:vip-2", rating: 1, user_id: "vip-2", user_hash: "0".repeat(64) }],
     ],
     "get /api/widget/config": () => [["GET", `/api/widget/config?widget_key=${victim.widget_key}`], ["GET", `/api/widget/config?widget_key=${attacker.widget_key}`]],
     "post /api/integrations/sitecms/forms-plugin": () => [
