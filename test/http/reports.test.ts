@@ -277,4 +277,16 @@ describe("the live write path keeps the roll-ups", () => {
     const heat = (await client.get(`/api/reports/heatmap?bot_id=${live.id}`, owner.token)).body.result;
     expect(heat.counts.flat().reduce((a: number, b: number) => a + b, 0)).toBe(2);
   });
+
+  test("a private note is neither a first response nor an operator's answer", async () => {
+    const quiet = await createTestBot(client, owner, "Notes only bot");
+    const sent = await client.post("/api/messages", { widget_key: quiet.widget_key, chat_id: "n", text: "anyone?" });
+    expect(sent.status).toBe(200);
+    const id = sent.body.result.conversation_id;
+    expect((await client.post(`/api/inbox/${id}/notes`, { text: "someone call them back" }, owner.token)).status).toBeLessThan(300);
+    expect((await client.patch(`/api/inbox/${id}`, { status: "closed" }, owner.token)).status).toBe(200);
+    const summary = (await client.get(`/api/reports/summary?bot_id=${quiet.id}`, owner.token)).body.result;
+    expect(summary).toMatchObject({ conversations: { opened: 1, closed: 1 }, bot_containment: 1, handoff_rate: 0 });
+    expect(summary.first_response.median_s).toBeNull();
+  });
 });
