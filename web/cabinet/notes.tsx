@@ -18,7 +18,7 @@ export function NoteControls({ botId, state, change }: { botId: string | undefin
   return (
     <div class="note-controls">
       <div class="tabs" role="group" aria-label="Reply or private note">
-        <button type="button" class="tab" aria-pressed={!state.on} onClick={() => change({ on: false, mentions: [] })}>Reply</button>
+        <button type="button" class="tab" aria-pressed={!state.on} onClick={() => change({ on: false, mentions: [] })}>To the visitor</button>
         <button type="button" class="tab" aria-pressed={state.on} onClick={() => change({ ...state, on: true })}>Private note</button>
       </div>
       {state.on && (
