@@ -13,6 +13,33 @@ const PING_TIMEOUT_MS = 1000;
 
 export type { NatsConnection };
 
+/**
+ * Why: a cluster that has just formed (or just lost a node) elects JetStream leaders for a
+ * few seconds, and creating a replicated stream then outlasts one request's timeout; a
+ * process starting in that window waits this long for it rather than exiting.
+ */
+export const JETSTREAM_SETTLE_MS = 30_000;
+const SETTLE_RETRY_MS = 500;
+
+const settling = (err: unknown) => {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === "TIMEOUT" || code === "503";
+};
+
+/** Runs a start-up step against JetStream again while the server is still settling (timeouts, no responders). */
+export async function onceJetStreamSettles<T>(step: () => Promise<T>, logger?: Logger, what = "JetStream"): Promise<T> {
+  const until = Date.now() + JETSTREAM_SETTLE_MS;
+  for (;;) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!settling(err) || Date.now() + SETTLE_RETRY_MS > until) throw err;
+      logger?.warn({ err: String(err), what }, "JetStream is not answering yet; retrying");
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
+    }
+  }
+}
+
 /** One connection per process, shared by the update log, the event bus and the leases. */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
   // Reconnects forever: a NATS restart is an outage to ride out, never a reason to exit.

@@ -28,7 +28,7 @@ import type { UpdateLog } from "./updates/log.ts";
 import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog, type SqlUpdateLog } from "./updates/sql.ts";
 import type { Effects, PendingUpdate } from "./core/events.ts";
-import { connectNats, watchNats, type NatsConnection } from "./nats.ts";
+import { connectNats, onceJetStreamSettles, watchNats, type NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
 import { jetStreamLeases } from "./leases/jetstream.ts";
@@ -214,15 +214,17 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const replicas = config.natsReplicas;
   const bus = nats ? natsBus(nats, { names }) : memoryBus();
   const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
-  const rawLog = sqlLog ?? (await openJetStreamLog(nats!, { now: options.now, names, replicas }));
+  const rawLog = sqlLog ?? (await onceJetStreamSettles(() => openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db);
-  const leases = nats ? await jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }) : memoryLeases({ ttlMs: LEASE_TTL_MS });
+  const leases = nats
+    ? await onceJetStreamSettles(() => jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
+    : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const queue = nats ? jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
   const natsHealth = nats ? watchNats(nats, logger) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats
-    ? await natsFileStore(nats, names.filesBucket, replicas)
+    ? await onceJetStreamSettles(() => natsFileStore(nats, names.filesBucket, replicas), logger, "file store")
     : await diskFileStore(join(options.inMemory || options.db ? scratchDir() : config.dataDir, "files"));
   const sweep = setInterval(() => {
     sweepFiles({ db, files }).catch((err: unknown) => logger.warn({ err: String(err) }, "file sweep failed; the next one retries"));
@@ -236,7 +238,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       : () => countPendingLogUpdates(db),
   });
   const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
-    store: await kvCounterStore(nats, names.rateLimitBucket, replicas),
+    store: await onceJetStreamSettles(() => kvCounterStore(nats, names.rateLimitBucket, replicas), logger, "rate limits"),
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);
