@@ -55,10 +55,10 @@ describe.skipIf(skipBrowser)("installable cabinet", () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/#/inbox`);
     await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_WAIT_MS });
-    // The worker controls the page once it has installed (the shell is cached by then).
+    // The worker is active and the page itself is in its cache.
     await page.waitForFunction(async () => {
       const registration = await navigator.serviceWorker.getRegistration("/");
-      return Boolean(registration?.active) && (await caches.keys()).some((name) => name.startsWith("botinbox-shell-"));
+      return Boolean(registration?.active) && Boolean(await caches.match("/"));
     }, undefined, { timeout: UI_WAIT_MS });
     const cdp = await context.newCDPSession(page);
     const deadline = Date.now() + UI_WAIT_MS;

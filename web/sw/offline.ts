@@ -8,7 +8,7 @@ export const SHELL_CACHE = "botinbox-shell-v1";
 export const SHELL_URLS = ["/", "/assets/cabinet.js", "/assets/cabinet.css", "/manifest.webmanifest", "/icons/icon-192.png", "/icons/icon-512.png"];
 
 interface CacheLike {
-  addAll(urls: string[]): Promise<void>;
+  add(url: string): Promise<void>;
   put(request: Request | string, response: Response): Promise<void>;
   match(request: Request | string): Promise<Response | undefined>;
 }
@@ -33,8 +33,9 @@ export function shellUrlOf(request: Request, origin: string): string | null {
 export async function cacheShell(scope: OfflineScope): Promise<void> {
   if (!scope.caches) return;
   const cache = await scope.caches.open(SHELL_CACHE);
-  // One missing file must not stop the worker installing (push still works): best effort.
-  await cache.addAll(SHELL_URLS).catch(() => undefined);
+  // One file failing must neither stop the worker installing (push still works) nor leave
+  // the others out (addAll is all or nothing): each is cached on its own.
+  await Promise.all(SHELL_URLS.map((url) => cache.add(url).catch(() => undefined)));
   for (const name of await scope.caches.keys()) if (name.startsWith("botinbox-shell-") && name !== SHELL_CACHE) await scope.caches.delete(name);
 }
 
