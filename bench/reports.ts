@@ -3,7 +3,8 @@
 // through the HTTP app, next to two baselines measured in the same run: a bare `select 1`
 // round trip, and the naive full scan of messages a heatmap would need without the roll-up.
 // Then what the roll-up triggers cost per message on the write path (with vs without them).
-//   bun bench/reports.ts production|embedded [--conversations 100000] [--messages-per 10] [--runs 100]
+//   bun bench/reports.ts production|embedded [--conversations 100000] [--messages-per 10] [--runs 100] [--keep]
+// --keep leaves the seeded production database in place (its name is printed) to read query plans.
 import postgres from "postgres";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -169,7 +170,10 @@ try {
   console.log("summary plan:", plan.map((r) => r["QUERY PLAN"]).join(" | "));
   await platform.close();
 } finally {
-  if (admin) {
+  if (admin && process.argv.includes("--keep")) {
+    console.log(`kept database ${dbName}`);
+    await admin.end();
+  } else if (admin) {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();
   }

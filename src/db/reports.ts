@@ -73,23 +73,19 @@ const METRIC_VALUE: Record<ReportMetric, string> = {
 };
 
 /** Who a conversation is reported under: its channel, or its assignee (user id, named after grouping). */
-const KEY: Record<ReportBy | "none", string> = { channel: "r.channel", agent: "a.user_id::text", none: "null::text" };
+const KEY: Record<ReportBy | "none", string> = { channel: "r.channel", agent: "r.assignee_id::text", none: "null::text" };
 
 /** One point per bucket (and key) with conversations; the time metrics are medians in seconds. */
 export async function reportSeries(
   db: Queryable, scope: DbReportScope, tz: string, metric: ReportMetric, group: ReportGroup, by: ReportBy | null,
 ): Promise<DbSeriesPoint[]> {
-  // The bot's assignments as a whole (hash-joined), not one probe per conversation; e-mails
-  // are looked up for the few keys left after grouping.
-  const agentJoin = by === "agent"
-    ? "left join (select ca.conversation_id, ca.user_id from conversation_assignees ca where ca.bot_id = any($1::uuid[])) a on a.conversation_id = r.conversation_id"
-    : "";
+  // E-mails are looked up for the few keys left after grouping, not per conversation.
   return db.query<DbSeriesPoint>(
     `select to_char(s.b, 'YYYY-MM-DD"T"HH24:MI:SS') as local,
        extract(epoch from (s.b - ((s.b at time zone $5::text) at time zone 'UTC')))::int as offset_s,
        ${by === "agent" ? "coalesce(u.email, 'unassigned')" : "s.key"} as key, s.value
      from (select date_trunc($6::text, r.created_at at time zone $5::text) as b, ${KEY[by ?? "none"]} as key, ${METRIC_VALUE[metric]} as value
-           from report_conversations r ${agentJoin}
+           from report_conversations r
            where ${COHORT} group by 1, 2) s
      ${by === "agent" ? "left join users u on u.id::text = s.key" : ""}
      where s.value is not null

@@ -278,6 +278,38 @@ describe("the live write path keeps the roll-ups", () => {
     expect(heat.counts.flat().reduce((a: number, b: number) => a + b, 0)).toBe(2);
   });
 
+  test("by agent follows assignment, reassignment, unassignment and a member's removal", async () => {
+    const team = await createTestBot(client, owner, "Assigned reports bot");
+    const carol = await registerUser(client, uniqueEmail("carol"));
+    const dave = await registerUser(client, uniqueEmail("dave"));
+    for (const member of [carol, dave]) {
+      const invite = await client.post(`/api/bots/${team.id}/invites`, { email: member.email }, owner.token);
+      expect((await client.post("/api/invites/accept", { code: invite.body.result.code }, member.token)).status).toBe(200);
+    }
+    const ids: string[] = [];
+    for (const chat of ["x", "y", "z"]) {
+      const sent = await client.post("/api/messages", { widget_key: team.widget_key, chat_id: chat, text: "hi" });
+      expect(sent.status).toBe(200);
+      ids.push(sent.body.result.conversation_id);
+    }
+    const assign = async (id: string, user: TestUser | null) =>
+      expect((await client.patch(`/api/inbox/${id}`, { assignee_id: user?.id ?? null }, owner.token)).status).toBe(200);
+    const byAgent = async () => {
+      const res = await client.get(`/api/reports/series?${new URLSearchParams({ bot_id: team.id, metric: "conversations", by: "agent" })}`, owner.token);
+      expect(res.status).toBe(200);
+      return Object.fromEntries(res.body.result.points.map((p: { key: string; value: number }) => [p.key, p.value]));
+    };
+    await assign(ids[0]!, carol);
+    await assign(ids[1]!, carol);
+    expect(await byAgent()).toEqual({ [carol.email]: 2, unassigned: 1 });
+    await assign(ids[1]!, dave); // reassigned
+    await assign(ids[2]!, dave);
+    await assign(ids[0]!, null); // unassigned
+    expect(await byAgent()).toEqual({ [dave.email]: 2, unassigned: 1 });
+    expect((await client.request("DELETE", `/api/bots/${team.id}/members/${dave.id}`, { token: owner.token })).status).toBe(200);
+    expect(await byAgent()).toEqual({ unassigned: 3 });
+  });
+
   test("a private note is neither a first response nor an operator's answer", async () => {
     const quiet = await createTestBot(client, owner, "Notes only bot");
     const sent = await client.post("/api/messages", { widget_key: quiet.widget_key, chat_id: "n", text: "anyone?" });
