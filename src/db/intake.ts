@@ -36,28 +36,45 @@ export async function findMessagesByClientIds(db: Queryable, botId: string, clie
   );
 }
 
-export async function findContactsByKeys(db: Queryable, botId: string, keys: string[]): Promise<DbContact[]> {
-  return db.query<DbContact>(
-    // One unique-index probe per key, whatever the planner knows (PGlite never gathers
-    // statistics, and without them it scanned every contact of the bot for "= any(...)").
-    `select c.* from unnest($2::text[]) as k(key)
-     cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c`,
-    [botId, keys],
+/** What a batch reads under the bot row's lock, in one statement (findIntakeState). */
+export interface DbIntakeState {
+  /** Committed messages of the bot carrying one of the batch's client_message_ids. */
+  twins: DbMessage[];
+  /** The batch's senders that are known contacts. */
+  contacts: DbContact[];
+  /** The batch's chats that are known conversations. */
+  conversations: DbConversation[];
+}
+
+/**
+ * A batch's three look-ups (its client_message_ids, its senders, its chats) as ONE statement:
+ * one plan, one executor start and one answer instead of three. Sent after the lock statement,
+ * never inside it: a statement's snapshot is taken when it starts, so reads in the statement
+ * that waits for the lock would miss what the lock's previous holder committed. Senders and
+ * chats are one unique-index probe per key, whatever the planner knows (PGlite never gathers
+ * statistics, and without them it scanned every contact of the bot for "= any(...)"), so the
+ * generic plan PostgreSQL keeps for the statement reads by index whatever the tables held then.
+ */
+export async function findIntakeState(db: Queryable, botId: string, clientIds: string[], keys: string[], chats: string[]): Promise<DbIntakeState> {
+  const rows = await db.query<{ twins: Json<DbMessage>[] | null; contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
+    `select (select json_agg(t) from (select ${MESSAGE_COLUMNS} from messages m where m.bot_id = $1 and m.client_message_id = any($2::text[])) t) as twins,
+       (select json_agg(c) from unnest($3::text[]) as k(key)
+          cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c) as contacts,
+       (select json_agg(v) from unnest($4::text[]) as k(chat_id)
+          cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = k.chat_id limit 1) v) as conversations`,
+    [botId, clientIds, keys, chats],
   );
+  const row = rows[0];
+  return {
+    twins: (row?.twins ?? []).map(reviveMessage),
+    contacts: (row?.contacts ?? []).map(reviveContact),
+    conversations: (row?.conversations ?? []).map(reviveConversation),
+  };
 }
 
 export async function findConversationsByIds(db: Queryable, ids: string[]): Promise<DbConversation[]> {
   if (ids.length === 0) return [];
   return db.query<DbConversation>(`select ${CONVERSATION_COLUMNS} from conversations c where c.id = any($1::uuid[])`, [ids]);
-}
-
-export async function findConversationsByChats(db: Queryable, botId: string, chatIds: string[]): Promise<DbConversation[]> {
-  return db.query<DbConversation>(
-    // As for contacts: one unique-index probe per chat.
-    `select v.* from unnest($2::text[]) as k(chat_id)
-     cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = k.chat_id limit 1) v`,
-    [botId, chatIds],
-  );
 }
 
 export interface ContactWrite extends ContactFields {
@@ -155,7 +172,7 @@ export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): 
   );
   const row = rows[0];
   return {
-    contacts: (row?.contacts ?? []).map((c) => ({ ...c, created_at: new Date(c.created_at) })),
+    contacts: (row?.contacts ?? []).map(reviveContact),
     conversations: (row?.conversations ?? []).map(reviveConversation),
   };
 }
@@ -163,6 +180,11 @@ export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): 
 /** A row as json_agg renders it: timestamps are ISO strings. */
 type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
 
+const reviveContact = (c: Json<DbContact>): DbContact => ({ ...c, created_at: new Date(c.created_at) });
+const orNull = (d: string | null) => (d === null ? null : new Date(d));
+const reviveMessage = (m: Json<DbMessage>): DbMessage => ({
+  ...m, created_at: new Date(m.created_at), edited_at: orNull(m.edited_at), deleted_at: orNull(m.deleted_at),
+});
 const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
   ...c, last_message_at: new Date(c.last_message_at), created_at: new Date(c.created_at), updated_at: new Date(c.updated_at),
   handed_over_at: c.handed_over_at === null ? null : new Date(c.handed_over_at),

@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
-import { touchConversationsForIncoming, writeIncomingBatch, type IncomingBatchWrite } from "../../src/db/intake.ts";
+import { findIntakeState, touchConversationsForIncoming, writeIncomingBatch, type IncomingBatchWrite } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
@@ -46,6 +46,31 @@ test("the plan kept for a batch's write reads no table but the bot's row", async
   });
   expect(plan).toContain("Insert on messages");
   expect(plan).not.toMatch(/Scan (using \S+ )?on (conversations|messages|contacts|outbox|report_conversations|report_incoming_quarters)\b/);
+});
+
+test("the plan kept for a batch's look-ups probes indexes, never scans a table", async () => {
+  const db = await sharedDb();
+  let text = "";
+  const capture: Queryable = {
+    async query<T>(t: string) {
+      text = t;
+      return [{ twins: null, contacts: null, conversations: null }] as T[];
+    },
+    async exec() {},
+  };
+  await findIntakeState(capture, NIL, [], [], []);
+  const name = `intake_read_${crypto.randomUUID().replace(/-/g, "")}`;
+  const plan = await db.transaction(async (tx) => {
+    await tx.exec(`prepare ${name} as ${text}`);
+    try {
+      await tx.exec("set local plan_cache_mode = force_generic_plan");
+      return (await tx.query<Record<string, string>>(`explain execute ${name}('${NIL}', '{a}', '{b}', '{c}')`)).map((row) => Object.values(row)[0]).join("\n");
+    } finally {
+      await tx.exec(`deallocate ${name}`);
+    }
+  });
+  for (const table of ["messages", "contacts", "conversations"]) expect(plan).toMatch(new RegExp(`Index (Only )?Scan using \\S+ on ${table}\\b`));
+  expect(plan).not.toMatch(/Seq Scan on (messages|contacts|conversations)\b/);
 });
 
 test("a batch's write stores contact, conversation, message and outbox row, and returns them with real dates", async () => {
