@@ -161,7 +161,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
         plan.createdChats.add(chatId);
         plan.conversations.push({
           id: conversationId, number: ++counters.last_conversation_number, chatId, channel: input.channel, contactId: contact.write.id,
-          messageCount: 0, lastMessageId: "", latestAt: input.createdAt,
+          messageCount: 0, lastMessageId: "", latestAt: input.createdAt, earliestAt: input.createdAt,
         });
       }
     }
@@ -178,15 +178,18 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
     plan.messageWrites.push({
       id: message.id, conversationId, messageId: message.message_id, contactId: contact.write.id, fromId: input.fromId,
       text: input.text, metadata: JSON.stringify(input.metadata), clientMessageId: clientId, createdAt: input.createdAt,
-      attachments: JSON.stringify(input.attachments ?? []),
+      attachments: JSON.stringify(input.attachments ?? []), channel: channels.get(chatId)!,
     });
     const touch = touches.get(conversationId);
     if (touch) {
       touch.added++;
       touch.lastMessageId = message.id;
       if (input.createdAt > touch.latestAt) touch.latestAt = input.createdAt;
+      if (input.createdAt < touch.earliestAt) touch.earliestAt = input.createdAt;
     } else {
-      touches.set(conversationId, { id: conversationId, added: 1, lastMessageId: message.id, latestAt: input.createdAt, contactId: contact.write.id });
+      touches.set(conversationId, {
+        id: conversationId, added: 1, lastMessageId: message.id, latestAt: input.createdAt, earliestAt: input.createdAt, contactId: contact.write.id,
+      });
     }
   });
 
@@ -201,7 +204,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   // A conversation the batch creates is inserted with its activity; only known ones are touched.
   for (const created of plan.conversations) {
     const touch = touches.get(created.id)!;
-    Object.assign(created, { messageCount: touch.added, lastMessageId: touch.lastMessageId, latestAt: touch.latestAt });
+    Object.assign(created, { messageCount: touch.added, lastMessageId: touch.lastMessageId, latestAt: touch.latestAt, earliestAt: touch.earliestAt });
     touches.delete(created.id);
   }
   plan.touches = [...touches.values()];

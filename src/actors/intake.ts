@@ -12,10 +12,7 @@ import type { Db, Queryable } from "../db/driver.ts";
 import type { NewUpdate } from "../updates/log.ts";
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
-import {
-  findContactsByKeys, findConversationsByChats, findConversationsByIds, findMessagesByClientIds, lockBotCounters, touchConversationsForIncoming,
-  writeIncomingBatch,
-} from "../db/intake.ts";
+import { findConversationsByIds, findIntakeState, lockBotCounters, touchConversationsForIncoming, writeIncomingBatch } from "../db/intake.ts";
 import { toConversation, toMessage } from "../db/view.ts";
 import { conflict, isDependencyOutage, notFound } from "../core/errors.ts";
 import { noEffects, type Effects, type PendingUpdate } from "../core/events.ts";
@@ -162,13 +159,11 @@ export class IntakeActor implements ActorHooks {
     const keys = [...new Set(items.map((i) => i.input.contactKey))];
     const chats = [...new Set(items.map((i) => i.chatId))];
     return db.transactionCommitBehind(async (tx) => {
-      // The look-ups run after the lock is granted (one connection runs them in order), so
-      // they see everything committed before: one round trip for all four.
-      const [counters, twins, contacts, conversations] = await inOrder(db, [
+      // The look-ups (one statement) run after the lock is granted (one connection runs them in
+      // order), so they see everything committed before: one round trip for both.
+      const [counters, { twins, contacts, conversations }] = await inOrder(db, [
         () => lockBotCounters(tx, bot.id),
-        () => findMessagesByClientIds(tx, bot.id, clientIds),
-        () => findContactsByKeys(tx, bot.id, keys),
-        () => findConversationsByChats(tx, bot.id, chats),
+        () => findIntakeState(tx, bot.id, clientIds, keys, chats),
       ] as const);
       if (!counters) throw notFound("bot");
       const plan = planBatch(items, { counters, twins, contacts, conversations });

@@ -36,28 +36,45 @@ export async function findMessagesByClientIds(db: Queryable, botId: string, clie
   );
 }
 
-export async function findContactsByKeys(db: Queryable, botId: string, keys: string[]): Promise<DbContact[]> {
-  return db.query<DbContact>(
-    // One unique-index probe per key, whatever the planner knows (PGlite never gathers
-    // statistics, and without them it scanned every contact of the bot for "= any(...)").
-    `select c.* from unnest($2::text[]) as k(key)
-     cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c`,
-    [botId, keys],
+/** What a batch reads under the bot row's lock, in one statement (findIntakeState). */
+export interface DbIntakeState {
+  /** Committed messages of the bot carrying one of the batch's client_message_ids. */
+  twins: DbMessage[];
+  /** The batch's senders that are known contacts. */
+  contacts: DbContact[];
+  /** The batch's chats that are known conversations. */
+  conversations: DbConversation[];
+}
+
+/**
+ * A batch's three look-ups (its client_message_ids, its senders, its chats) as ONE statement:
+ * one plan, one executor start and one answer instead of three. Sent after the lock statement,
+ * never inside it: a statement's snapshot is taken when it starts, so reads in the statement
+ * that waits for the lock would miss what the lock's previous holder committed. Senders and
+ * chats are one unique-index probe per key, whatever the planner knows (PGlite never gathers
+ * statistics, and without them it scanned every contact of the bot for "= any(...)"), so the
+ * generic plan PostgreSQL keeps for the statement reads by index whatever the tables held then.
+ */
+export async function findIntakeState(db: Queryable, botId: string, clientIds: string[], keys: string[], chats: string[]): Promise<DbIntakeState> {
+  const rows = await db.query<{ twins: Json<DbMessage>[] | null; contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
+    `select (select json_agg(t) from (select ${MESSAGE_COLUMNS} from messages m where m.bot_id = $1 and m.client_message_id = any($2::text[])) t) as twins,
+       (select json_agg(c) from unnest($3::text[]) as k(key)
+          cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c) as contacts,
+       (select json_agg(v) from unnest($4::text[]) as k(chat_id)
+          cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = k.chat_id limit 1) v) as conversations`,
+    [botId, clientIds, keys, chats],
   );
+  const row = rows[0];
+  return {
+    twins: (row?.twins ?? []).map(reviveMessage),
+    contacts: (row?.contacts ?? []).map(reviveContact),
+    conversations: (row?.conversations ?? []).map(reviveConversation),
+  };
 }
 
 export async function findConversationsByIds(db: Queryable, ids: string[]): Promise<DbConversation[]> {
   if (ids.length === 0) return [];
   return db.query<DbConversation>(`select ${CONVERSATION_COLUMNS} from conversations c where c.id = any($1::uuid[])`, [ids]);
-}
-
-export async function findConversationsByChats(db: Queryable, botId: string, chatIds: string[]): Promise<DbConversation[]> {
-  return db.query<DbConversation>(
-    // As for contacts: one unique-index probe per chat.
-    `select v.* from unnest($2::text[]) as k(chat_id)
-     cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = k.chat_id limit 1) v`,
-    [botId, chatIds],
-  );
 }
 
 export interface ContactWrite extends ContactFields {
@@ -76,6 +93,8 @@ export interface ConversationWrite {
   messageCount: number;
   lastMessageId: string;
   latestAt: Date;
+  /** The earliest of the batch's messages in it: its report row's first incoming message. */
+  earliestAt: Date;
 }
 
 export interface IncomingMessageWrite {
@@ -91,6 +110,8 @@ export interface IncomingMessageWrite {
   createdAt: Date;
   /** JSON text of the message's files */
   attachments: string;
+  /** Its conversation's channel, for the report's count of incoming messages per channel. */
+  channel: string;
 }
 
 export interface ConversationTouch {
@@ -99,6 +120,8 @@ export interface ConversationTouch {
   added: number;
   lastMessageId: string;
   latestAt: Date;
+  /** The earliest of the batch's messages in it (the report's first incoming message, if earlier). */
+  earliestAt: Date;
   contactId: string;
 }
 
@@ -136,17 +159,20 @@ export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): 
     `with counters as (
        update bots set last_message_id = $3, last_update_id = $4, last_conversation_number = $5, last_contact_number = $6 where id = $1
      ), upserted as (${UPSERT_CONTACTS}), created as (${INSERT_CONVERSATIONS}), inserted as (${INSERT_MESSAGES}
-     ), queued as (${INSERT_OUTBOX})
-     select (select json_agg(u) from upserted u) as contacts, (select json_agg(c) from created c) as conversations`,
+     ), queued as (${INSERT_OUTBOX}), reported as (${INSERT_REPORT_CONVERSATIONS}), counted as (${COUNT_REPORT_QUARTERS}
+     ), rolled_up as (${ROLLUP_WRITTEN})
+     select (select json_agg(u) from upserted u) as contacts, (select json_agg(c) from created c) as conversations,
+            (select flag from rolled_up) as report_rollup`,
     [
       w.botId, w.ownerId, w.counters.last_message_id, w.counters.last_update_id, w.counters.last_conversation_number, w.counters.last_contact_number,
       ...contactParams(w.contacts), ...conversationParams(w.conversations), ...messageParams(w.messages),
       w.outbox.map((r) => r.updateId), w.outbox.map((r) => r.payload),
+      w.conversations.map((r) => r.earliestAt.toISOString()), w.messages.map((r) => r.channel),
     ],
   );
   const row = rows[0];
   return {
-    contacts: (row?.contacts ?? []).map((c) => ({ ...c, created_at: new Date(c.created_at) })),
+    contacts: (row?.contacts ?? []).map(reviveContact),
     conversations: (row?.conversations ?? []).map(reviveConversation),
   };
 }
@@ -154,6 +180,11 @@ export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): 
 /** A row as json_agg renders it: timestamps are ISO strings. */
 type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
 
+const reviveContact = (c: Json<DbContact>): DbContact => ({ ...c, created_at: new Date(c.created_at) });
+const orNull = (d: string | null) => (d === null ? null : new Date(d));
+const reviveMessage = (m: Json<DbMessage>): DbMessage => ({
+  ...m, created_at: new Date(m.created_at), edited_at: orNull(m.edited_at), deleted_at: orNull(m.deleted_at),
+});
 const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
   ...c, last_message_at: new Date(c.last_message_at), created_at: new Date(c.created_at), updated_at: new Date(c.updated_at),
   handed_over_at: c.handed_over_at === null ? null : new Date(c.handed_over_at),
@@ -210,7 +241,7 @@ const messageParams = (rows: IncomingMessageWrite[]) => [rows.map((r) => r.id), 
 export async function touchConversationsForIncoming(db: Queryable, rows: ConversationTouch[]): Promise<DbConversation[]> {
   if (rows.length === 0) return [];
   return db.query<DbConversation>(
-    `update conversations c set message_count = c.message_count + v.added, last_message_id = v.last_message_id,
+    `with touched as (update conversations c set message_count = c.message_count + v.added, last_message_id = v.last_message_id,
        last_message_at = greatest(c.last_message_at, v.latest_at),
        status = case when c.status::text = any($6::text[]) then 'open' else c.status end,
        contact_id = coalesce(c.contact_id, v.contact_id), updated_at = now()
@@ -218,11 +249,32 @@ export async function touchConversationsForIncoming(db: Queryable, rows: Convers
      -- The any() gives the planner the primary key even without statistics (PGlite has none:
      -- it hash-joined every conversation of every bot).
      where c.id = v.id and c.id = any($1::uuid[])
-     returning ${CONVERSATION_COLUMNS}`,
+     returning ${CONVERSATION_COLUMNS}),
+     -- The report's first incoming message, when the batch's is earlier (sql/260: the trigger leaves it to us).
+     reported as (update report_conversations r set first_in_at = v.first_in from unnest($1::uuid[], $7::timestamptz[]) as v(id, first_in)
+       where r.conversation_id = v.id and r.conversation_id = any($1::uuid[]) and (r.first_in_at is null or v.first_in < r.first_in_at))
+     select * from touched`,
     [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId), rows.map((r) => r.latestAt.toISOString()),
-      rows.map((r) => r.contactId), REOPENED_BY_INCOMING],
+      rows.map((r) => r.contactId), REOPENED_BY_INCOMING, rows.map((r) => r.earliestAt.toISOString())],
   );
 }
 
 const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload) select $1::uuid, v.update_id, v.payload::jsonb
      from unnest($34::int8[], $35::text[]) as v(update_id, payload)`;
+
+// Reports (sql/220): what the triggers on conversations and messages would write for this
+// batch, written here instead (sql/260): its messages are all incoming and public, so a new
+// conversation's report row starts with its first incoming message (one insert, where the
+// triggers made an insert and an update), and the quarter counts are one upsert per channel
+// and quarter. $36: each new conversation's earliest message (as $16), $37: each message's
+// channel (as $24).
+const INSERT_REPORT_CONVERSATIONS = `insert into report_conversations (conversation_id, bot_id, channel, created_at, first_in_at)
+     select c.id, c.bot_id, c.channel, c.created_at, v.first_in
+     from created c join unnest($16::uuid[], $36::timestamptz[]) as v(id, first_in) on v.id = c.id`;
+const COUNT_REPORT_QUARTERS = `insert into report_incoming_quarters as q (bot_id, channel, quarter, incoming)
+     select $1::uuid, v.channel, date_bin('15 minutes', v.created_at, timestamptz '2001-01-01 00:00:00+00'), count(*)
+     from unnest($37::text[], $32::timestamptz[]) as v(channel, created_at)
+     group by 2, 3
+     on conflict (bot_id, quarter, channel) do update set incoming = q.incoming + excluded.incoming`;
+/** Tells the report triggers this transaction wrote its roll-up (they return at once); read by the outer select, so it runs. */
+const ROLLUP_WRITTEN = `select set_config('botinbox.report_rollup', 'written', true) as flag`;

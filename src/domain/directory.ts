@@ -1,5 +1,5 @@
 // What every public request reads before it can be accepted (the bot it names, the state of
-// its channels), kept in process memory. A change to a bot or its channels is announced on
+// its channels, whether it routes or sends away messages), kept in process memory. A change to a bot or its channels is announced on
 // the bus and every process forgets that bot; a short lifetime heals a lost announcement
 // (core NATS delivers at most once). Bot tokens are never looked up here: the runtime API
 // checks a token against the database on every request, so a rotation holds at once.
@@ -8,6 +8,7 @@ import { ALL_BOT_CHANGES, botChangedSubject, botOfSubject } from "../core/subjec
 import { findBotById, findBotByWidgetKey, type DbBot } from "../db/bots.ts";
 import { listChannels, type DbChannel } from "../db/channels.ts";
 import type { Db } from "../db/driver.ts";
+import { teamworkActive } from "../db/routing.ts";
 
 /** Why: the longest a process may act on a bot's old state if the bus lost the change. */
 export const DIRECTORY_TTL_MS = 30_000;
@@ -18,6 +19,8 @@ interface Entry {
   bot: DbBot;
   /** Loaded on first use. */
   channels?: Promise<Map<string, DbChannel>>;
+  /** Whether it routes conversations or sends an away message; loaded on first use. */
+  teamwork?: Promise<boolean>;
   at: number;
 }
 
@@ -26,7 +29,12 @@ export interface BotDirectory {
   byWidgetKey(widgetKey: string): Promise<DbBot | undefined>;
   /** The bot's configured channels by type (a channel never configured is absent). */
   channel(botId: string, type: string): Promise<DbChannel | undefined>;
-  /** Call after committing a change to the bot or its channels: every process forgets it. */
+  /**
+   * Whether the bot routes or sends an away message (db/routing.ts teamworkActive): asked after
+   * every visitor message, so kept here rather than one query per message.
+   */
+  teamwork(botId: string): Promise<boolean>;
+  /** Call after committing a change to the bot, its channels, routing or hours: every process forgets it. */
   changed(botId: string): Promise<void>;
   close(): void;
 }
@@ -79,6 +87,17 @@ export function botDirectory(db: Db, bus: EventBus, now: () => number = Date.now
         return (await entry.channels).get(type);
       } catch (err) {
         entry.channels = undefined;
+        throw err;
+      }
+    },
+    async teamwork(botId) {
+      const entry = fresh(botId);
+      if (!entry) return teamworkActive(db, botId);
+      entry.teamwork ??= teamworkActive(db, botId);
+      try {
+        return await entry.teamwork;
+      } catch (err) {
+        entry.teamwork = undefined;
         throw err;
       }
     },

@@ -4,6 +4,7 @@
 import { badRequest } from "../core/errors.ts";
 import type { Db } from "../db/driver.ts";
 import { anyMemberOnline, findHours, upsertHours, type DbHours, type Weekly } from "../db/hours.ts";
+import type { BotDirectory } from "./directory.ts";
 import { requireMember } from "./members.ts";
 
 export const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
@@ -141,9 +142,11 @@ export async function getHours(deps: HoursDeps, userId: string, botId: string): 
   return row ? toHours(row, clock(deps)) : ALWAYS();
 }
 
-export async function setHours(deps: HoursDeps, userId: string, botId: string, input: HoursInput): Promise<Hours> {
+export async function setHours(deps: HoursDeps & { bots: Pick<BotDirectory, "changed"> }, userId: string, botId: string, input: HoursInput): Promise<Hours> {
   const bot = await requireMember(deps.db, userId, botId, "owner");
   const row = await upsertHours(deps.db, bot.id, normaliseHours(input));
+  // Every process's directory remembers whether the bot sends an away message (asked after each visitor message).
+  await deps.bots.changed(bot.id);
   return toHours(row, clock(deps));
 }
 

@@ -12,6 +12,7 @@ import {
   type RoutingMode,
 } from "../db/routing.ts";
 import { assigneesOf, withRelations } from "./inbox_view.ts";
+import type { BotDirectory } from "./directory.ts";
 import { requireMember } from "./members.ts";
 
 export type { RoutingMode };
@@ -39,10 +40,14 @@ export async function getRouting(deps: { db: Db }, userId: string, botId: string
     : { bot_id: bot.id, mode: "off", capacity: DEFAULT_CAPACITY, updated_at: null };
 }
 
-export async function setRouting(deps: RoutingDeps, userId: string, botId: string, input: { mode: RoutingMode; capacity?: number }): Promise<Routing> {
+export async function setRouting(
+  deps: RoutingDeps & { bots: Pick<BotDirectory, "changed"> }, userId: string, botId: string, input: { mode: RoutingMode; capacity?: number },
+): Promise<Routing> {
   const bot = await requireMember(deps.db, userId, botId, "owner");
   const current = await findRouting(deps.db, bot.id);
   const row = await upsertRouting(deps.db, bot.id, input.mode, input.capacity ?? current?.capacity ?? DEFAULT_CAPACITY);
+  // Every process's directory remembers whether the bot routes (asked after each visitor message).
+  await deps.bots.changed(bot.id);
   // What waited while routing was off is routed now, not at the next scan.
   if (row.mode !== "off") void routePending(deps).catch(() => undefined);
   return { bot_id: row.bot_id, mode: row.mode, capacity: row.capacity, updated_at: row.updated_at.toISOString() };

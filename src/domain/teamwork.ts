@@ -5,16 +5,17 @@
 import type { DbBot } from "../db/bots.ts";
 import { findConversationByChat, findConversationById } from "../db/conversations.ts";
 import { claimAwayMessage, findHours } from "../db/hours.ts";
-import { needsHuman, teamworkActive } from "../db/routing.ts";
+import { needsHuman } from "../db/routing.ts";
 import type { EventBus } from "../bus/bus.ts";
 import type { Logger } from "../logger.ts";
 import { sendFromBot, type ConversationDeps } from "./conversations.ts";
+import type { BotDirectory } from "./directory.ts";
 import { awayState } from "./hours.ts";
 import { sweepStaleCabinets } from "./presence.ts";
 import { reassignStranded, routeConversation, routePending } from "./routing.ts";
 import { reopenDue } from "./snooze.ts";
 
-export type TeamworkDeps = ConversationDeps & { bus: EventBus; logger: Logger; now?: () => number };
+export type TeamworkDeps = ConversationDeps & { bus: EventBus; logger: Logger; bots: BotDirectory; now?: () => number };
 
 /** Why: snoozes reopen within this of their time, waiting conversations are routed this soon after someone comes online. */
 export const TEAMWORK_SCAN_MS = 5_000;
@@ -24,8 +25,8 @@ export const TEAMWORK_SCAN_MS = 5_000;
  * team is away (once per 12 hours) when the bot is outside its hours or nobody is online.
  */
 export async function afterVisitorMessage(deps: TeamworkDeps, bot: Pick<DbBot, "id" | "owner_id">, conversationId: string): Promise<void> {
-  // Most bots neither route nor send away messages: they pay one query per visitor message.
-  if (!(await teamworkActive(deps.db, bot.id)) || !(await needsHuman(deps.db, conversationId))) return;
+  // Most bots neither route nor send away messages: the directory remembers which (no query per visitor message).
+  if (!(await deps.bots.teamwork(bot.id)) || !(await needsHuman(deps.db, conversationId))) return;
   await routeConversation(deps, bot.id, conversationId);
   const hours = await findHours(deps.db, bot.id);
   if (!hours?.away_message) return;

@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
-import { writeIncomingBatch, type IncomingBatchWrite } from "../../src/db/intake.ts";
+import { findIntakeState, touchConversationsForIncoming, writeIncomingBatch, type IncomingBatchWrite } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
@@ -45,7 +45,34 @@ test("the plan kept for a batch's write reads no table but the bot's row", async
     }
   });
   expect(plan).toContain("Insert on messages");
-  expect(plan).not.toMatch(/Scan (using \S+ )?on (conversations|messages|contacts|outbox)\b/);
+  expect(plan).not.toMatch(/Scan (using \S+ )?on (conversations|messages|contacts|outbox|report_conversations|report_incoming_quarters)\b/);
+});
+
+test("the plan kept for a batch's look-ups probes indexes, never scans a table", async () => {
+  const db = await sharedDb();
+  let text = "";
+  const capture: Queryable = {
+    async query<T>(t: string) {
+      text = t;
+      return [{ twins: null, contacts: null, conversations: null }] as T[];
+    },
+    async exec() {},
+  };
+  await findIntakeState(capture, NIL, [], [], []);
+  const name = `intake_read_${crypto.randomUUID().replace(/-/g, "")}`;
+  const plan = await db.transaction(async (tx) => {
+    await tx.exec(`prepare ${name} as ${text}`);
+    try {
+      await tx.exec("set local plan_cache_mode = force_generic_plan");
+      return (await tx.query<Record<string, string>>(`explain execute ${name}('${NIL}', '{a}', '{b}', '{c}')`)).map((row) => Object.values(row)[0]).join("\n");
+    } finally {
+      await tx.exec(`deallocate ${name}`);
+    }
+  });
+  // Each table reached through one of its indexes (a plain or a bitmap index scan), none read whole; the plan is shown on failure.
+  const reached = Object.fromEntries(["messages", "contacts", "conversations"].map((table) => [table,
+    new RegExp(`(Index (Only )?Scan using \\S+|Bitmap Heap Scan) on ${table}\\b`).test(plan) && !new RegExp(`Seq Scan on ${table}\\b`).test(plan)]));
+  expect({ plan, reached }).toEqual({ plan, reached: { messages: true, contacts: true, conversations: true } });
 });
 
 test("a batch's write stores contact, conversation, message and outbox row, and returns them with real dates", async () => {
@@ -63,8 +90,8 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
     ...emptyBatch(bot!.id, user!.id),
     counters: { last_message_id: 1, last_update_id: 1, last_conversation_number: 1, last_contact_number: 1 },
     contacts: [{ id: contactId, number: 1, key: "ext:42", externalUserId: "42", firstName: "Ada", lastName: null, name: null, email: null, phone: null }],
-    conversations: [{ id: conversationId, number: 1, chatId: "chat-1", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at }],
-    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: "42", text: "hello", metadata: "{}", clientMessageId: "c1", createdAt: at, attachments: "[]" }],
+    conversations: [{ id: conversationId, number: 1, chatId: "chat-1", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
+    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: "42", text: "hello", metadata: "{}", clientMessageId: "c1", createdAt: at, attachments: "[]", channel: "api" }],
     outbox: [{ updateId: 1, payload: `{"update_id":1}` }],
   }));
   expect(written.contacts.map((c) => [c.id, c.first_name, c.created_at instanceof Date])).toEqual([[contactId, "Ada", true]]);
@@ -79,6 +106,63 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
     [bot!.id, conversationId],
   );
   expect(counts).toEqual({ messages: 1, outbox: 1, last_message_id: 1 });
+  await db.query(`delete from bots where id = $1`, [bot!.id]);
+  await db.query(`delete from users where id = $1`, [user!.id]);
+});
+
+test("a batch writes its report roll-up once: first incoming message and per-quarter counts, as the triggers would", async () => {
+  const db = await sharedDb();
+  const stamp = crypto.randomUUID().replace(/-/g, "");
+  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`rollup-${stamp}@example.com`]);
+  const [bot] = await db.query<{ id: string }>(
+    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
+     values ($1, 'rollup', $2, $2, 'x', $2, $2) returning id`,
+    [user!.id, `rollup_${stamp}`],
+  );
+  const contactId = newRowId();
+  const [webChat, apiChat] = [newRowId(), newRowId()];
+  // Client times out of order, across two quarter hours: 10:20 (web), 10:05 (web), 10:10 (api).
+  const at = (minute: number) => new Date(Date.UTC(2026, 2, 2, 10, minute, 30));
+  const message = (conversationId: string, n: number, createdAt: Date, channel: string) => ({
+    id: newRowId(), conversationId, messageId: n, contactId, fromId: null, text: `m${n}`, metadata: "{}", clientMessageId: null, createdAt,
+    attachments: "[]", channel,
+  });
+  const first = [message(webChat, 1, at(20), "web"), message(webChat, 2, at(5), "web"), message(apiChat, 3, at(10), "api")];
+  await db.transaction((tx) => writeIncomingBatch(tx, {
+    ...emptyBatch(bot!.id, user!.id),
+    counters: { last_message_id: 3, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 },
+    contacts: [{ id: contactId, number: 1, key: "ext:7", externalUserId: "7", firstName: null, lastName: null, name: null, email: null, phone: null }],
+    conversations: [
+      { id: webChat, number: 1, chatId: "w", channel: "web", contactId, messageCount: 2, lastMessageId: first[1]!.id, latestAt: at(20), earliestAt: at(5) },
+      { id: apiChat, number: 2, chatId: "a", channel: "api", contactId, messageCount: 1, lastMessageId: first[2]!.id, latestAt: at(10), earliestAt: at(10) },
+    ],
+    messages: first,
+  }));
+  // A second batch: the api chat again, earlier than anything it had (a client clock behind).
+  const second = [message(apiChat, 4, at(1), "api")];
+  await db.transaction(async (tx) => {
+    await writeIncomingBatch(tx, { ...emptyBatch(bot!.id, user!.id), counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second });
+    await touchConversationsForIncoming(tx, [{ id: apiChat, added: 1, lastMessageId: second[0]!.id, latestAt: at(1), earliestAt: at(1), contactId }]);
+  });
+
+  const facts = await db.query<{ conversation_id: string; channel: string; first_in_at: Date; first_response_at: Date | null }>(
+    `select conversation_id, channel, first_in_at, first_response_at from report_conversations where bot_id = $1 order by channel`, [bot!.id]);
+  expect(facts.map((f) => [f.conversation_id, f.channel, new Date(f.first_in_at).toISOString(), f.first_response_at])).toEqual([
+    [apiChat, "api", at(1).toISOString(), null],
+    [webChat, "web", at(5).toISOString(), null],
+  ]);
+  const quarters = await db.query<{ channel: string; quarter: Date; incoming: number }>(
+    `select channel, quarter, incoming from report_incoming_quarters where bot_id = $1 order by quarter, channel`, [bot!.id]);
+  expect(quarters.map((q) => [q.channel, new Date(q.quarter).toISOString().slice(11, 16), q.incoming])).toEqual([
+    ["api", "10:00", 2], ["web", "10:00", 1], ["web", "10:15", 1],
+  ]);
+  // After the batch's transaction, another writer's messages are rolled up by the triggers again.
+  await db.query(
+    `insert into messages (bot_id, owner_id, conversation_id, message_id, direction, sender, text, created_at) values ($1, $2, $3, 5, 'in', 'user', 'x', $4)`,
+    [bot!.id, user!.id, webChat, at(6).toISOString()]);
+  const [web] = await db.query<{ incoming: number }>(`select incoming from report_incoming_quarters where bot_id = $1 and channel = 'web' and quarter = $2`,
+    [bot!.id, new Date(Date.UTC(2026, 2, 2, 10, 0)).toISOString()]);
+  expect(web!.incoming).toBe(2);
   await db.query(`delete from bots where id = $1`, [bot!.id]);
   await db.query(`delete from users where id = $1`, [user!.id]);
 });

@@ -173,6 +173,17 @@ describe("away state and the away message", () => {
     expect(await awayMessages()).toHaveLength(2);
   });
 
+  test("hours set after visitors already wrote: the next message that needs a human gets the away message", async () => {
+    const { owner, bot } = await teamOf(client, 0);
+    // The process has seen a visitor message of the bot while it had no hours (and remembers that).
+    expect((await visitorSays(client, bot, "early-chat", "Hi")).status).toBe(200);
+    const away = "Closed for today.";
+    expect((await put(client, `/api/bots/${bot.id}/hours`, { timezone: "UTC", weekly: NEVER_OPEN, away_message: away }, owner.token)).status).toBe(200);
+    expect((await visitorSays(client, bot, "late-chat", "Hello?")).status).toBe(200);
+    const history = (await client.get(`/api/messages?widget_key=${bot.widget_key}&chat_id=late-chat`)).body.result as any[];
+    expect(history.map((m) => m.text)).toEqual(["Hello?", away]);
+  });
+
   test("within hours with nobody online is away too; with someone online nothing is sent", async () => {
     const { owner, operators: [operator], bot } = await teamOf(client, 1);
     await put(client, "/api/me/presence", { status: "offline" }, owner.token);

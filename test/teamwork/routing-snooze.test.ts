@@ -91,6 +91,27 @@ describe("routing", () => {
     }
   }, 120_000);
 
+  test("routing turned on for a bot whose visitors already wrote routes the next visitor message at once, in every process", async () => {
+    const { owner, operators: [a], bot } = await teamOf(first, 1);
+    await put(first, "/api/me/presence", { status: "offline" }, owner.token);
+    await put(first, "/api/me/presence", { status: "online" }, a!.token);
+    // Both processes have seen a visitor message of the bot while it did not route (and remember that).
+    const processes = MODE === "production" ? [first, second] : [first];
+    for (const [i, client] of processes.entries()) expect((await visitorSays(client, bot, `before-${i}`, "hi")).status).toBe(200);
+    expect((await loads(first, bot.id)).get(a!.id)).toBeUndefined();
+
+    expect((await put(first, `/api/bots/${bot.id}/routing`, { mode: "round_robin", capacity: 5 }, owner.token)).status).toBe(200);
+    for (const client of processes) await client.platform.bus.flush();
+    // Routing after a visitor message is done before the answer: no scan runs in between.
+    for (const [i, client] of processes.entries()) {
+      expect((await visitorSays(client, bot, `after-${i}`, "hello")).status).toBe(200);
+      const [row] = await first.platform.db.query<{ n: number | string }>(
+        `select count(*) as n from conversation_assignees x join conversations c on c.id = x.conversation_id
+         where c.bot_id = $1 and c.chat_id = $2 and x.user_id = $3`, [bot.id, `after-${i}`, a!.id]);
+      expect(Number(row!.n)).toBe(1);
+    }
+  });
+
   test("least busy picks the member with fewest open conversations; an assignee offline too long loses them to someone online", async () => {
     const { owner, operators: [a, b], bot } = await teamOf(first, 2);
     await put(first, "/api/me/presence", { status: "offline" }, owner.token);
