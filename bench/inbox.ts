@@ -1,7 +1,8 @@
 // Inbox list and search at scale: seeds 100k conversations / 1M messages into Postgres
 // (DATABASE_URL, or a throwaway database on 127.0.0.1) and prints p50/p95 for the inbox
 // list and for search, next to a baseline (one trivial query over the same pool).
-//   bun bench/inbox.ts [--conversations 100000] [--messages-per 10]
+//   bun bench/inbox.ts [--conversations 100000] [--messages-per 10] [--runs 200] [--keep]
+// --keep leaves the seeded database in place (its name is printed) to read query plans.
 import postgres from "postgres";
 import { loadConfig } from "../src/config.ts";
 import { migrate } from "../src/db/migrate.ts";
@@ -78,6 +79,7 @@ try {
   await platform.close();
   await db.close();
 } finally {
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+  if (process.argv.includes("--keep")) console.log(`kept database ${dbName}`);
+  else await admin.unsafe(`drop database if exists ${dbName} with (force)`);
   await admin.end();
 }
