@@ -96,8 +96,9 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
   }
 
   async onStart(): Promise<void> {
-    await this.progress.load();
-    await this.reload(false);
+    // Together: one round trip instead of two per bot taken over. The first pump, which
+    // needs both, is a later message of this mailbox.
+    await Promise.all([this.progress.load(), this.reload(false)]);
   }
 
   /**
