@@ -190,9 +190,11 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   /**
    * Purges the bot's messages stored before the first one still pending. Only below a
    * sequence already indexed: a message appended meanwhile has a higher one and is kept.
+   * An index this process keeps already is not caught up first (one request less per
+   * confirm): what was appended since is purged by a confirm after the next read.
    */
   async function purgeBelowPending(botId: string, below: number): Promise<void> {
-    await index.catchUp(botId);
+    if (index.lastSeq(botId) === 0) await index.catchUp(botId);
     const live = index.live(botId, below, now() - UPDATE_RETENTION_MS);
     const seq = live[0]?.seq ?? index.lastSeq(botId) + 1;
     if (seq > 1) await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(botId), seq });
