@@ -5,13 +5,14 @@
 // baseline measured in the same run: bare POSTs to the same receiver at the same concurrency.
 // Runs in the mode the env names (DATABASE_URL + NATS_URL → Postgres + JetStream; neither →
 // embedded PGlite in memory).
-//   bun bench/webhooks.ts [--bots 100] [--chats 5] [--per-chat 10]
+//   bun bench/webhooks.ts [--bots 100] [--chats 5] [--per-chat 10] [--live 0 (backlog phase only)]
 import { loadConfig } from "../src/config.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { openDb } from "../src/platform.ts";
 import { startServer } from "../src/server.ts";
 import { startWebhookWorker } from "../src/workers/webhook.ts";
+import { readFileSync } from "node:fs";
 import { percentile } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -21,6 +22,7 @@ const arg = (name: string, fallback: number) => {
 const BOTS = arg("bots", 100);
 const CHATS = arg("chats", 5);
 const PER_CHAT = arg("per-chat", 10);
+const LIVE = arg("live", 1) !== 0;
 /** Requests the bench itself keeps in flight while ingesting; the worker has its own limits. */
 const INGEST_CONCURRENCY = 20;
 
@@ -83,6 +85,29 @@ for (let i = 0; i < BOTS; i++) {
   bots.push(bot);
 }
 
+/** utime + stime of a process in ms (/proc counts 100 ticks a second); 0 once it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
+async function costs() {
+  const backends = config.mode === "production"
+    ? await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`) : [];
+  const [commits] = await db.query<{ n: number }>(`select xact_commit::int as n from pg_stat_database where datname = current_database()`);
+  const nats = platform.nats?.stats();
+  return {
+    bun: cpuMs(process.pid), pg: backends.reduce((sum, b) => sum + cpuMs(b.pid), 0), statements, commits: commits?.n ?? 0,
+    natsOut: nats?.outMsgs ?? 0, natsIn: nats?.inMsgs ?? 0,
+  };
+}
+
 /** One message per (bot, chat) per round, rounds in order, so update order per chat is the send order. */
 async function ingest(round: number, timed: boolean): Promise<void> {
   const jobs = bots.flatMap((bot) => Array.from({ length: CHATS }, (_, c) => ({ bot, chat: `chat-${c}` })));
@@ -122,8 +147,19 @@ bare.stop(true);
 const ingestStart = performance.now();
 for (let round = 0; round < PER_CHAT; round++) await ingest(round, false);
 const ingestSeconds = (performance.now() - ingestStart) / 1000;
+// What the backlog's delivery costs per update: CPU of this process (the worker, and the
+// receiver beside it) and of the database's backends, statements sent, NATS messages both ways.
+let statements = 0;
+const countQuery = <F extends (...args: any[]) => any>(f: F) => ((...args: any[]) => (statements++, f(...args))) as F;
+db.query = countQuery(db.query.bind(db));
+db.transaction = countQuery(db.transaction.bind(db));
+db.transactionCommitBehind = countQuery(db.transactionCommitBehind.bind(db));
+const before = await costs();
 const deliverStart = performance.now();
-const worker = await startWebhookWorker(server.services);
+// Only this run's bots: an earlier run's bots in the same database (their webhooks still
+// set, their receivers gone) would each cost the worker a lease, a start and failing requests.
+const ours = new Set(bots.map((b) => b.id));
+const worker = await startWebhookWorker(server.services, { accept: (id) => ours.has(id) });
 // The first tenth includes each actor's start (lease, settings, first read of its log).
 await waitFor(perPhase / 10);
 const firstTenthMs = performance.now() - deliverStart;
@@ -131,11 +167,13 @@ await waitFor(perPhase);
 const backlogMs = performance.now() - deliverStart;
 const backlogRate = perPhase / (backlogMs / 1000);
 const steadyRate = (perPhase * 0.9) / ((backlogMs - firstTenthMs) / 1000);
+const after = await costs();
 
 // Phase 2: live traffic, ingest and delivery together.
 const liveStart = performance.now();
-for (let round = PER_CHAT; round < 2 * PER_CHAT; round++) await ingest(round, true);
-await waitFor(2 * perPhase);
+if (LIVE) for (let round = PER_CHAT; round < 2 * PER_CHAT; round++) await ingest(round, true);
+const phases = LIVE ? 2 : 1;
+await waitFor(phases * perPhase);
 const liveRate = perPhase / ((performance.now() - liveStart) / 1000);
 latencies.sort((a, b) => a - b);
 
@@ -143,9 +181,11 @@ console.log(`baseline: bare POSTs to a local receiver, ${lanes} in flight   ${ba
 console.log(`ingest (POST /api/messages, ${INGEST_CONCURRENCY} at a time)            ${(perPhase / ingestSeconds).toFixed(0).padStart(7)} msg/s`);
 console.log(`backlog delivery (worker alone), overall           ${backlogRate.toFixed(0).padStart(7)} updates/s  (×${(backlogRate / baselineRate).toFixed(2)} baseline; first 10 % took ${firstTenthMs.toFixed(0)} ms)`);
 console.log(`backlog delivery, after the first 10 %            ${steadyRate.toFixed(0).padStart(7)} updates/s  (×${(steadyRate / baselineRate).toFixed(2)} baseline)`);
-console.log(`live delivery (ingest + delivery together)        ${liveRate.toFixed(0).padStart(7)} updates/s`);
-console.log(`live latency POST → receiver                      p50 ${percentile(latencies, 50).toFixed(1)} ms  p95 ${percentile(latencies, 95).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`);
-console.log(`per-chat order breaks ${orderBreaks}, repeats ${repeats}, delivered ${arrived}/${2 * perPhase}`);
+const per = (k: keyof typeof before) => ((after[k] - before[k]) / perPhase).toFixed(3);
+console.log(`backlog cost per update: CPU ms bun ${per("bun")} (worker + receiver) pg ${per("pg")}; statements ${per("statements")}, commits ${per("commits")}, NATS msgs out ${per("natsOut")} in ${per("natsIn")}`);
+if (LIVE) console.log(`live delivery (ingest + delivery together)        ${liveRate.toFixed(0).padStart(7)} updates/s`);
+if (LIVE) console.log(`live latency POST → receiver                      p50 ${percentile(latencies, 50).toFixed(1)} ms  p95 ${percentile(latencies, 95).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+console.log(`per-chat order breaks ${orderBreaks}, repeats ${repeats}, delivered ${arrived}/${phases * perPhase}`);
 
 await worker.stop();
 const outcomes = await db.query<{ outcome: string; n: number }>(
@@ -154,4 +194,4 @@ console.log(`attempts logged: ${outcomes.map((o) => `${o.outcome} ×${o.n}`).joi
 receiver.stop(true);
 await server.stop();
 await db.close();
-if (orderBreaks > 0 || arrived !== 2 * perPhase) process.exit(1);
+if (orderBreaks > 0 || arrived !== phases * perPhase) process.exit(1);

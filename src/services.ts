@@ -89,6 +89,13 @@ export function wire(platform: Platform): Wiring {
     publishUpdates: outbox.publishUpdates,
     forgetPublished: outbox.forgetPublished,
     publishEvents: (effects) => void outbox.dispatch(effects),
+    // Only a bot with an actor here can have a poll parked here; no actor is made for this.
+    committed: (botId, updates) => {
+      if (!actors.has("bot", botId)) return;
+      const date = Math.floor(Date.now() / 1000);
+      const ready = updates.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
+      runtime.botActor({ actors, botDeps }, botId).tell((actor) => actor.offerCommitted(ready));
+    },
     logInTransaction: outbox.logInTransaction,
   };
   platform.onClose(async () => {

@@ -188,16 +188,39 @@ export class BotActor {
     await bus.flush();
   }
 
+  /**
+   * A batch this process just committed (durable in the outbox, not yet in the log): answers
+   * a poll parked here without waiting for the log append and the wake-up's trip through the
+   * broker. Only under the log's own gap rule (outbox/ordered-log.ts): the batch must hold the
+   * very next id the poll waits for and nothing after a gap, so no id is skipped; otherwise the
+   * wake-up that follows the append serves the poll as before.
+   */
+  offerCommitted(updates: LogUpdate[]): void {
+    const parked = this.parked;
+    if (!parked) return;
+    const ready = this.readyFrom(parked, updates);
+    if (ready.length > 0) this.finish(parked.id, ready);
+  }
+
   /** Answers the parked poll straight from the wake-up when it carries exactly what the poll waits for. */
   private onWake(wake: Wake): void {
     const parked = this.parked;
     if (!parked) return;
+    const ready = this.readyFrom(parked, wake.updates ?? []);
+    if (ready.length > 0) return this.finish(parked.id, ready);
+    // Everything this wake-up announces is below what the poll waits for (it was answered
+    // already, from the committed batch): a read would find nothing new.
+    if (wake.update_id < parked.fromUpdateId) return;
+    this.scheduleWake();
+  }
+
+  /** The updates that answer `parked`: from its first awaited id on, contiguous; none when there is a gap. */
+  private readyFrom(parked: ParkedPoll, updates: LogUpdate[]): LogUpdate[] {
     // Update ids start at 1: a poll from 0 waits for 1 first.
     const from = Math.max(parked.fromUpdateId, 1);
-    const carried = wake.updates?.filter((u) => u.update_id >= from) ?? [];
+    const carried = updates.filter((u) => u.update_id >= from);
     const contiguous = carried.every((u, i) => u.update_id === from + i);
-    if (carried.length > 0 && contiguous) return this.finish(parked.id, carried.slice(0, parked.limit));
-    this.scheduleWake();
+    return contiguous ? carried.slice(0, parked.limit) : [];
   }
 
   private scheduleWake(): void {

@@ -35,6 +35,11 @@ export interface IntakeDeps {
   /** Live views and push (best effort, after commit). */
   publishEvents(effects: Effects): void;
   /**
+   * Right after a batch commits, before its updates reach the log: a poll parked in this
+   * process may be answered from them (they are durable in the outbox). Must not throw.
+   */
+  committed?(botId: string, updates: PendingUpdate[]): void;
+  /**
    * Present when the update log lives in the same database (embedded): updates are written
    * by the batch's own transaction instead of through the outbox, and after commit pollers
    * are only woken (`wake`), nothing is published.
@@ -91,6 +96,7 @@ export class IntakeActor implements ActorHooks {
       for (await eventLoopTurn(); this.waiting.length; await eventLoopTurn()) {
         const batch = this.waiting.splice(0, MAX_INTAKE_BATCH);
         const committed = await this.commitOrAnswer(batch);
+        if (committed) this.offerCommitted(committed);
         await publishing;
         publishing = committed ? this.publishAndAnswer(batch, committed) : Promise.resolve();
       }
@@ -117,6 +123,12 @@ export class IntakeActor implements ActorHooks {
       for (const w of batch) w.reject(err);
       return undefined;
     }
+  }
+
+  /** Outbox path only: embedded, the log is written by the transaction itself and woken at once. */
+  private offerCommitted({ plan }: Committed): void {
+    if (!this.deps.committed || this.deps.logInTransaction || plan.updates.length === 0) return;
+    this.deps.committed(this.botId, plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload })));
   }
 
   /** Never throws: every request of the batch is answered. */

@@ -21,7 +21,11 @@ import { DeliveryProgress } from "./progress.ts";
 import type { AttemptRecorder } from "./recorder.ts";
 import type { UrlPolicy } from "./ssrf.ts";
 
-/** Why: one read serves many deliveries; get-updates' own ceiling. */
+/**
+ * Why: the least room worth a read. A read fills all the room there is: the first read of a
+ * backlog gets every body with its scan (one JetStream consumer), and a later read would
+ * fetch each body on its own (jetstream-index.ts).
+ */
 export const READ_BATCH = 100;
 /** Why: bounds memory per bot, and how far one slow chat can let the others run ahead. */
 export const MAX_BUFFERED_UPDATES = 1000;
@@ -92,8 +96,9 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
   }
 
   async onStart(): Promise<void> {
-    await this.progress.load();
-    await this.reload(false);
+    // Together: one round trip instead of two per bot taken over. The first pump, which
+    // needs both, is a later message of this mailbox.
+    await Promise.all([this.progress.load(), this.reload(false)]);
   }
 
   /**
@@ -208,7 +213,8 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
   private async fill(): Promise<void> {
     let passedOver = 0;
     while (this.mayHaveMore && MAX_BUFFERED_UPDATES - this.pending.size >= READ_BATCH) {
-      const batch = await this.deps.log.read(this.botId, this.readFrom, READ_BATCH);
+      const room = MAX_BUFFERED_UPDATES - this.pending.size;
+      const batch = await this.deps.log.read(this.botId, this.readFrom, room);
       const done = await this.progress.deliveredEarlier(batch);
       for (const update of batch) {
         this.readFrom = update.update_id + 1;
@@ -222,7 +228,7 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
         if (!chat) this.chats.set(key, (chat = { ids: [], inFlight: false, failures: 0, notBefore: 0 }));
         chat.ids.push(update.update_id);
       }
-      if (batch.length < READ_BATCH) this.mayHaveMore = false;
+      if (batch.length < room) this.mayHaveMore = false;
     }
     if (passedOver > 0) {
       this.deps.logger.debug({ bot: this.botId, updates: passedOver }, "skipped updates an earlier holder delivered");

@@ -41,6 +41,8 @@ export const UPDATES_STREAM = DEFAULT_NATS_NAMES.updatesStream;
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 /** Why: concurrent confirms of one bot retry their compare-and-set; more than this means something is wrong. */
 const MAX_CAS_ATTEMPTS = 20;
+/** Why: bounds the per-process memory of last known watermarks; past it the memory simply starts over. */
+const MAX_KNOWN_WATERMARKS = 10_000;
 /** JetStream's API error code for a failed expected-last-sequence check (KV compare-and-set). */
 const ERR_WRONG_LAST_SEQUENCE = 10071;
 
@@ -122,17 +124,37 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
     return watermarkOf(await confirmed.get(botId));
   }
 
+  /**
+   * The watermark this process last read or wrote per bot, with its revision. It only ever
+   * rises, so it is a lower bound of the real one: a confirm tries its compare-and-set on it
+   * without reading first (one round trip instead of two), and a failed one reads again.
+   * Never used to answer a read (that needs the real value: a lower one would repeat updates).
+   */
+  const known = new Map<string, { value: number; revision: number | undefined }>();
+  const remember = (botId: string, value: number, revision: number | undefined) => {
+    if (known.size >= MAX_KNOWN_WATERMARKS) known.clear();
+    known.set(botId, { value, revision });
+  };
+
   /** Raises the bot's watermark to at least `below`; returns it and whether this call raised it. */
   async function raiseWatermark(botId: string, below: number): Promise<{ value: number; raised: boolean }> {
     for (let attempt = 1; ; attempt++) {
-      const e = await confirmed.get(botId);
-      const current = watermarkOf(e);
-      if (current >= below) return { value: current, raised: false };
+      let last = attempt === 1 ? known.get(botId) : undefined;
+      if (!last) {
+        const e = await confirmed.get(botId);
+        remember(botId, watermarkOf(e), e?.revision);
+        last = known.get(botId)!;
+      }
+      if (last.value >= below) return { value: last.value, raised: false };
       try {
-        if (e) await confirmed.update(botId, String(below), e.revision);
-        else await confirmed.create(botId, String(below));
+        const revision = last.revision !== undefined
+          ? await confirmed.update(botId, String(below), last.revision)
+          : await confirmed.create(botId, String(below));
+        remember(botId, below, revision);
         return { value: below, raised: true };
       } catch (err) {
+        known.delete(botId);
+        // Also a revision (or an absent key) another process has moved past since: read and retry.
         if (!isWrongLastSequence(err) || attempt >= MAX_CAS_ATTEMPTS) throw err;
       }
     }
@@ -168,9 +190,11 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   /**
    * Purges the bot's messages stored before the first one still pending. Only below a
    * sequence already indexed: a message appended meanwhile has a higher one and is kept.
+   * An index this process keeps already is not caught up first (one request less per
+   * confirm): what was appended since is purged by a confirm after the next read.
    */
   async function purgeBelowPending(botId: string, below: number): Promise<void> {
-    await index.catchUp(botId);
+    if (index.lastSeq(botId) === 0) await index.catchUp(botId);
     const live = index.live(botId, below, now() - UPDATE_RETENTION_MS);
     const seq = live[0]?.seq ?? index.lastSeq(botId) + 1;
     if (seq > 1) await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(botId), seq });

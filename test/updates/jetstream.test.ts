@@ -102,6 +102,28 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     }
   });
 
+  test("confirms from two processes in turn never lower the watermark, and each purges what it passed", async () => {
+    const other = await connectNats(natsUrl!, "update-log-jetstream-test-3");
+    const b = await openJetStreamLog(other);
+    try {
+      const bot = randomUUID();
+      for (let id = 1; id <= 8; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+      await log.confirm(bot, 3);
+      await b.confirm(bot, 5);
+      // This process last wrote 3: its compare-and-set on that revision fails, and it reads 5.
+      await log.confirm(bot, 4);
+      expect(await log.confirmedBelow(bot)).toBe(5);
+      expect(await b.confirmedBelow(bot)).toBe(5);
+      await log.confirm(bot, 7);
+      expect(await b.confirmedBelow(bot)).toBe(7);
+      expect((await b.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([7, 8]);
+      expect(await stored(bot)).toBe(2);
+    } finally {
+      await b.close();
+      await other.close();
+    }
+  });
+
   test("a large backlog is read in order, page by page", async () => {
     const bot = randomUUID();
     const count = 300;
