@@ -1,8 +1,8 @@
 // The chat log: the conversation's bubbles in order, each settled, updated or removed as the
 // server says, the typing bubble, and history paged in: the latest page on opening, older
 // pages as the visitor scrolls up. Message text only ever goes through textContent.
-import { HISTORY_LIMIT, type Api, type Live, type WidgetMessage } from "./api.ts";
-import { drawFiles, type WidgetFile } from "./files.ts";
+import { ApiError, HISTORY_LIMIT, type Api, type Live, type WidgetMessage } from "./api.ts";
+import { drawFiles, el as make, type WidgetFile } from "./files.ts";
 import { S } from "./i18n.ts";
 import { signed } from "./presence.ts";
 import type { richMessages } from "./rich.ts";
@@ -18,14 +18,16 @@ export function chatLog(
   log: HTMLElement,
   api: Api,
   chat: () => string,
-  /** Who answers (the panel's title). */
-  name: () => string | null,
+  /** Who answers: the panel's title. */
+  title: HTMLElement,
   rich: ReturnType<typeof richMessages>,
   view: (f: WidgetFile) => void,
   /** Told of each new message once the latest page is shown. */
   listeners: ((m: WidgetMessage) => void)[],
-  /** The visitor's own bubble still waiting for this message, taken off the waiting list. */
-  own: (clientId: string) => HTMLElement | undefined,
+  /** The visitor's own bubbles not yet confirmed, by client id (the panel's send adds them). */
+  pending: Map<string, HTMLElement>,
+  /** The offline queue: a message the server confirms is not sent again. */
+  queued: { delete(clientId: string): void },
   /** A new message is shown, signed `from`. */
   arrived: (m: WidgetMessage, from: string) => void,
 ) {
@@ -38,16 +40,10 @@ export function chatLog(
 
   /** `older` bubbles go above what is shown (below the greeting), without moving the view. */
   const bubble = (text: string, mine: boolean, older = false): HTMLElement => {
-    const el = document.createElement("div");
-    el.className = `msg ${mine ? "in" : "out"}`;
-    const who = document.createElement("span");
-    who.className = "sr";
-    who.textContent = `${mine ? S.you : name()}: `;
+    const el = make("div", `msg ${mine ? "in" : "out"}`);
     const body = document.createElement("span");
     body.textContent = text;
-    const meta = document.createElement("span");
-    meta.className = "meta";
-    el.append(who, body, meta);
+    el.append(make("span", "sr", `${mine ? S.you : title.textContent}: `), body, make("span", "meta"));
     if (!older) {
       log.append(el);
       scrollDown();
@@ -84,26 +80,23 @@ export function chatLog(
     oldest = Math.min(oldest, Number(m.message_id));
     // A button press is the inbox's record; the visitor saw the button spin instead.
     if (m.metadata?.callback_query) return void (cursor = Math.max(cursor, Number(m.message_id)));
-    if (older) {
-      const el = bubble(m.text, m.direction === "in", true);
-      rich.fill(el, m, true);
-      drawFiles(el, m.attachments ?? [], view);
-      sign(el, m);
-      return settle(el, m);
+    if (!older) {
+      if (m.direction === "out") stopTyping();
+      const clientId = m.metadata?.client_message_id;
+      const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
+      if (mine) {
+        pending.delete(clientId as string);
+        queued.delete(clientId as string);
+        return settle(mine, m);
+      }
     }
-    if (m.direction === "out") stopTyping();
-    const clientId = m.metadata?.client_message_id;
-    const mine = typeof clientId === "string" ? own(clientId) : undefined;
-    if (mine) return settle(mine, m);
-    const el = bubble(m.text, m.direction === "in");
-    rich.fill(el, m);
+    const el = bubble(m.text, m.direction === "in", older);
+    rich.fill(el, m, older);
     drawFiles(el, m.attachments ?? [], view);
-    const from = sign(el, m);
+    const from = signed(el, m) ?? title.textContent ?? "";
     settle(el, m);
-    arrived(m, from);
+    if (!older) arrived(m, from);
   };
-
-  const sign = (el: HTMLElement, m: WidgetMessage) => signed(el, m) ?? name() ?? "";
 
   /** Scrolling up pages in older history until an incomplete page says it is all there. */
   const loadOlder = async () => {
@@ -150,20 +143,22 @@ export function chatLog(
 
   return {
     bubble, setMeta, settle, scrollDown, live,
-    /** The latest page of history; a failure is thrown once the log is live again. */
-    latest: async () => {
+    /** The latest page of history; `status` says when the server is out of reach. */
+    latest: async (status: HTMLElement) => {
       catchingUp = true;
       try {
         const page = await api.history(chat());
         historyDone = page.length < HISTORY_LIMIT;
         for (const m of page) show(m);
-      } finally {
-        catchingUp = false;
+      } catch (err) {
+        status.textContent = err instanceof ApiError && err.status === 0 ? S.offline : "";
       }
+      catchingUp = false;
     },
     /** Another chat: nothing of this one stays. */
     clear: () => {
       byId.clear();
+      pending.clear();
       log.replaceChildren();
       cursor = 0;
       oldest = Infinity;
