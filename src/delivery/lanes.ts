@@ -62,6 +62,7 @@ export abstract class LanePump<Row extends LaneRow, Deps extends LaneDeps> exten
     super(lease, tell);
   }
 
+  /** Which rows, in which lanes, how many at once. */
   protected abstract readonly queue: LaneQueue<Row>;
   /** What the head is sent as, or why it is given up (`giveUp` is then called). */
   protected abstract prepare(row: Row, now: number): Promise<LaneRequest | string>;
