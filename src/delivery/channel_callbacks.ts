@@ -2,7 +2,7 @@
 // queued outgoing messages (callback_deliveries) to their channel's callback_url, signed,
 // in message order within a conversation, several conversations at a time. The retry
 // schedule lives in the table, so a restart or takeover continues where it stopped.
-import { LeasedPump } from "./pump.ts";
+import { LanePump, type LaneQueue, type LaneRequest } from "./lanes.ts";
 import { signature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./signature.ts";
 import type { DeliveryDeps } from "./webhook.ts";
 import { findConversationById } from "../db/conversations.ts";
@@ -10,8 +10,7 @@ import { findMessagesByIds } from "../db/messages.ts";
 import { toMessage } from "../db/view.ts";
 import { UPDATE_RETENTION_MS } from "../updates/log.ts";
 import { abandonCallback, finishCallback, listPendingCallbacks, retryCallbackLater, type PendingCallback } from "../db/webhooks.ts";
-import { backoffMs, postJson, type Outcome } from "./http.ts";
-import type { LeaseKeeper } from "./lease.ts";
+import type { Outcome } from "./http.ts";
 
 /** Why: conversations delivered in parallel per bot; callbacks are replies, a handful at once is plenty. */
 export const CALLBACK_MAX_CONNECTIONS = 10;
@@ -25,81 +24,24 @@ export const CALLBACK_RETENTION_MS = UPDATE_RETENTION_MS;
 export { signature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./signature.ts";
 export const DELIVERY_HEADER = "X-Delivery-Id";
 
-export class ChannelCallbackActor extends LeasedPump<ChannelCallbackActor> {
-  /** Conversations with a request on its way. */
-  private readonly busy = new Set<string>();
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+export class ChannelCallbackActor extends LanePump<PendingCallback, DeliveryDeps> {
+  protected readonly queue: LaneQueue<PendingCallback> = {
+    pending: listPendingCallbacks, laneOf: (row) => row.conversation_id,
+    maxConnections: CALLBACK_MAX_CONNECTIONS, batch: CALLBACK_BATCH, idleMs: CALLBACK_IDLE_MS, idleReason: "no callbacks queued",
+  };
 
-  constructor(
-    private readonly deps: DeliveryDeps,
-    readonly botId: string,
-    lease: LeaseKeeper,
-    tell: (work: (actor: ChannelCallbackActor) => Promise<void> | void) => void,
-    /** Asks the worker to stop this actor (idle). */
-    private readonly finish: (reason: string) => void,
-  ) {
-    super(lease, tell);
-  }
-
-  onStart(): void {
-    this.wake();
-  }
-
-  override async onStop(): Promise<void> {
-    clearTimeout(this.idleTimer);
-    await super.onStop();
-  }
-
-  wake(): void {
-    this.schedulePump();
-  }
-
-  protected async pump(): Promise<void> {
-    const rows = await listPendingCallbacks(this.deps.db, this.botId, CALLBACK_BATCH);
-    const now = this.deps.now();
-    const heads = new Map<string, PendingCallback>();
-    for (const row of rows) if (!heads.has(row.conversation_id)) heads.set(row.conversation_id, row);
-    let next = Infinity;
-    for (const [conversationId, row] of heads) {
-      if (this.busy.has(conversationId)) continue;
-      const due = row.next_attempt_at.getTime();
-      if (due > now) next = Math.min(next, due);
-      else if (this.busy.size < CALLBACK_MAX_CONNECTIONS) await this.start(row, now);
-    }
-    this.pumpAt(next, now);
-    clearTimeout(this.idleTimer);
-    if (rows.length === 0 && this.busy.size === 0) {
-      this.idleTimer = setTimeout(() => this.self((actor) => actor.retireIfIdle()), CALLBACK_IDLE_MS);
-    }
-  }
-
-  private async retireIfIdle(): Promise<void> {
-    if (this.busy.size > 0 || (await listPendingCallbacks(this.deps.db, this.botId, 1)).length > 0) return this.wake();
-    this.finish("no callbacks queued");
-  }
-
-  private async start(row: PendingCallback, now: number): Promise<void> {
-    if (!row.callback_url) {
-      await abandonCallback(this.deps.db, row.message_id, `the ${row.channel} channel has no callback_url any more`);
-      return this.schedulePump();
-    }
-    if (row.created_at.getTime() <= now - CALLBACK_RETENTION_MS) {
-      await abandonCallback(this.deps.db, row.message_id, "not delivered within 24 h");
-      return this.schedulePump();
-    }
+  protected async prepare(row: PendingCallback, now: number): Promise<LaneRequest | string> {
+    if (!row.callback_url) return `the ${row.channel} channel has no callback_url any more`;
+    if (row.created_at.getTime() <= now - CALLBACK_RETENTION_MS) return "not delivered within 24 h";
     const body = await this.body(row);
-    if (!body) {
-      await abandonCallback(this.deps.db, row.message_id, "the message no longer exists");
-      return this.schedulePump();
-    }
-    this.busy.add(row.conversation_id);
-    const timestamp = Math.floor(now / 1000);
+    if (!body) return "the message no longer exists";
+    return { url: row.callback_url, body };
+  }
+
+  protected headers(row: PendingCallback, request: LaneRequest, timestamp: number): Record<string, string> {
     const headers: Record<string, string> = { [DELIVERY_HEADER]: row.message_id, [TIMESTAMP_HEADER]: String(timestamp) };
-    if (row.secret) headers[SIGNATURE_HEADER] = signature(row.secret, timestamp, body);
-    const url = row.callback_url;
-    const attemptedAt = new Date();
-    void postJson(url, body, headers, { policy: this.deps.policy, timeoutMs: this.deps.timeoutMs, signal: this.lease.signal })
-      .then((outcome) => this.self((actor) => actor.settle(row, url, attemptedAt, outcome)));
+    if (row.secret) headers[SIGNATURE_HEADER] = signature(row.secret, timestamp, request.body);
+    return headers;
   }
 
   private async body(row: PendingCallback): Promise<string | undefined> {
@@ -114,24 +56,23 @@ export class ChannelCallbackActor extends LeasedPump<ChannelCallbackActor> {
     });
   }
 
-  private async settle(row: PendingCallback, url: string, attemptedAt: Date, outcome: Outcome): Promise<void> {
-    this.busy.delete(row.conversation_id);
-    // A lost lease: another worker may be delivering now; record nothing, change nothing.
-    if (this.stopped || !this.lease.valid()) return;
+  protected giveUp(row: PendingCallback, reason: string): Promise<void> {
+    return abandonCallback(this.deps.db, row.message_id, reason);
+  }
+
+  /** Every attempt goes in the delivery log the cabinet shows. */
+  protected override attempted(row: PendingCallback, request: LaneRequest, attemptedAt: Date, outcome: Outcome): void {
     this.deps.recorder.add({
-      bot_id: this.botId, kind: "callback", update_id: null, message_id: row.message_id, url, status_code: outcome.status ?? null,
+      bot_id: this.botId, kind: "callback", update_id: null, message_id: row.message_id, url: request.url, status_code: outcome.status ?? null,
       latency_ms: outcome.latencyMs, error: outcome.error ?? null, attempted_at: attemptedAt.toISOString(),
     });
-    const status = outcome.status ?? null;
-    if (outcome.ok) {
-      await finishCallback(this.deps.db, row.message_id, "delivered", status, null);
-    } else if (status === 410) {
-      // The receiver refuses this message for good; the channel's config is the owner's to change.
-      await finishCallback(this.deps.db, row.message_id, "failed", status, outcome.error ?? "gone");
-    } else {
-      const wait = backoffMs(row.attempts + 1, this.deps.backoff, outcome.retryAfterMs);
-      await retryCallbackLater(this.deps.db, row.message_id, new Date(this.deps.now() + wait), status, outcome.error ?? "delivery failed");
-    }
-    this.schedulePump();
+  }
+
+  protected finished(row: PendingCallback, state: "delivered" | "failed", status: number | null, error: string | null): Promise<void> {
+    return finishCallback(this.deps.db, row.message_id, state, status, error);
+  }
+
+  protected retryLater(row: PendingCallback, at: Date, status: number | null, error: string): Promise<void> {
+    return retryCallbackLater(this.deps.db, row.message_id, at, status, error);
   }
 }

@@ -5,10 +5,7 @@
 // conversation, several conversations at a time, with the retry schedule in the table so a
 // restart or takeover continues where it stopped.
 import { createHash } from "node:crypto";
-import { LeasedPump } from "./pump.ts";
-import { backoffMs, postJson, type BackoffOptions, type Outcome } from "./http.ts";
-import type { LeaseKeeper } from "./lease.ts";
-import type { UrlPolicy } from "./ssrf.ts";
+import { LanePump, type LaneQueue, type LaneDeps, type LaneRequest } from "./lanes.ts";
 import type { Db } from "../db/driver.ts";
 import type { Logger } from "../logger.ts";
 import type { SecretBox } from "../secrets.ts";
@@ -110,101 +107,40 @@ export class EventHookIntake {
   }
 }
 
-export interface EventHookDeps {
+export interface EventHookDeps extends LaneDeps {
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
-  policy: UrlPolicy;
-  timeoutMs: number;
-  backoff: BackoffOptions;
-  now: () => number;
 }
 
-export class EventHookActor extends LeasedPump<EventHookActor> {
-  /** Hook and conversation pairs with a request on its way. */
-  private readonly busy = new Set<string>();
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+export class EventHookActor extends LanePump<PendingEventDelivery, EventHookDeps> {
+  protected readonly queue: LaneQueue<PendingEventDelivery> = {
+    // A hook's events about one conversation go in order.
+    pending: listPendingEventDeliveries, laneOf: (row) => `${row.hook_id} ${row.order_key}`,
+    maxConnections: EVENT_MAX_CONNECTIONS, batch: EVENT_BATCH, idleMs: EVENT_IDLE_MS, idleReason: "no events queued",
+  };
 
-  constructor(
-    private readonly deps: EventHookDeps,
-    readonly botId: string,
-    lease: LeaseKeeper,
-    tell: (work: (actor: EventHookActor) => Promise<void> | void) => void,
-    /** Asks the worker to stop this actor (idle). */
-    private readonly finish: (reason: string) => void,
-  ) {
-    super(lease, tell);
+  protected async prepare(row: PendingEventDelivery, now: number): Promise<LaneRequest | string> {
+    if (row.queued_at.getTime() <= now - EVENT_RETENTION_MS) return "not delivered within 24 h";
+    return { url: row.url, body: row.body };
   }
 
-  onStart(): void {
-    this.wake();
-  }
-
-  override async onStop(): Promise<void> {
-    clearTimeout(this.idleTimer);
-    await super.onStop();
-  }
-
-  wake(): void {
-    this.schedulePump();
-  }
-
-  protected async pump(): Promise<void> {
-    const rows = await listPendingEventDeliveries(this.deps.db, this.botId, EVENT_BATCH);
-    const now = this.deps.now();
-    const heads = new Map<string, PendingEventDelivery>();
-    for (const row of rows) {
-      const lane = `${row.hook_id} ${row.order_key}`;
-      if (!heads.has(lane)) heads.set(lane, row);
-    }
-    let next = Infinity;
-    for (const [lane, row] of heads) {
-      if (this.busy.has(lane)) continue;
-      const due = row.next_attempt_at.getTime();
-      if (due > now) next = Math.min(next, due);
-      else if (this.busy.size < EVENT_MAX_CONNECTIONS) await this.start(lane, row, now);
-    }
-    this.pumpAt(next, now);
-    clearTimeout(this.idleTimer);
-    if (rows.length === 0 && this.busy.size === 0) {
-      this.idleTimer = setTimeout(() => this.self((actor) => actor.retireIfIdle()), EVENT_IDLE_MS);
-    }
-  }
-
-  private async retireIfIdle(): Promise<void> {
-    if (this.busy.size > 0 || (await listPendingEventDeliveries(this.deps.db, this.botId, 1)).length > 0) return this.wake();
-    this.finish("no events queued");
-  }
-
-  private async start(lane: string, row: PendingEventDelivery, now: number): Promise<void> {
-    if (row.queued_at.getTime() <= now - EVENT_RETENTION_MS) {
-      await finishEventDelivery(this.deps.db, row.id, "failed", null, "not delivered within 24 h", false);
-      return this.schedulePump();
-    }
-    this.busy.add(lane);
-    const timestamp = Math.floor(now / 1000);
-    const headers = {
-      [EVENT_SIGNATURE_HEADER]: eventSignature(this.deps.secretBox.open(row.secret_sealed), timestamp, row.body),
-      [EVENT_ID_HEADER]: (JSON.parse(row.body) as { id: string }).id,
+  protected headers(row: PendingEventDelivery, request: LaneRequest, timestamp: number): Record<string, string> {
+    return {
+      [EVENT_SIGNATURE_HEADER]: eventSignature(this.deps.secretBox.open(row.secret_sealed), timestamp, request.body),
+      [EVENT_ID_HEADER]: (JSON.parse(request.body) as { id: string }).id,
     };
-    void postJson(row.url, row.body, headers, { policy: this.deps.policy, timeoutMs: this.deps.timeoutMs, signal: this.lease.signal })
-      .then((outcome) => this.self((actor) => actor.settle(lane, row, outcome)));
   }
 
-  private async settle(lane: string, row: PendingEventDelivery, outcome: Outcome): Promise<void> {
-    this.busy.delete(lane);
-    // A lost lease: another worker may be delivering now; record nothing, change nothing.
-    if (this.stopped || !this.lease.valid()) return;
-    const status = outcome.status ?? null;
-    if (outcome.ok) {
-      await finishEventDelivery(this.deps.db, row.id, "delivered", status, null, true);
-    } else if (status === 410) {
-      // The receiver refuses this event for good; a redeliver can still send it.
-      await finishEventDelivery(this.deps.db, row.id, "failed", status, outcome.error ?? "gone", true);
-    } else {
-      const wait = backoffMs(row.attempts + 1, this.deps.backoff, outcome.retryAfterMs);
-      await retryEventDeliveryLater(this.deps.db, row.id, new Date(this.deps.now() + wait), status, outcome.error ?? "delivery failed");
-    }
-    this.schedulePump();
+  protected giveUp(row: PendingEventDelivery, reason: string): Promise<void> {
+    return finishEventDelivery(this.deps.db, row.id, "failed", null, reason, false);
+  }
+
+  protected finished(row: PendingEventDelivery, state: "delivered" | "failed", status: number | null, error: string | null): Promise<void> {
+    return finishEventDelivery(this.deps.db, row.id, state, status, error, true);
+  }
+
+  protected retryLater(row: PendingEventDelivery, at: Date, status: number | null, error: string): Promise<void> {
+    return retryEventDeliveryLater(this.deps.db, row.id, at, status, error);
   }
 }

@@ -1,4 +1,4 @@
-// What the two delivering actors (webhook.ts, channel_callbacks.ts) share: they run only while their
+// What the delivering actors (webhook.ts, lanes.ts, mail/mailbox.ts) share: they run only while their
 // lease is valid, coalesce "look for work" into one queued pump, and wake themselves when the
 // earliest backed-off item may go again.
 import type { ActorHooks } from "../actors/system.ts";

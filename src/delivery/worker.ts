@@ -7,12 +7,10 @@
 // after set/delete-webhook, `events.*.message_created` for callbacks), and a periodic scan that
 // catches whatever the at-most-once bus dropped: bots with a webhook, bots with queued callbacks,
 // outgoing messages whose event never arrived, and leases freed by a dead worker.
-import { randomUUID } from "node:crypto";
 import { ChannelCallbackActor } from "./channel_callbacks.ts";
 import { EventHookActor, EventHookIntake, type EventHookDeps } from "./event_hooks.ts";
 import { listBotsWithEventWebhooks, listBotsWithPendingEvents } from "../db/event_webhooks.ts";
 import type { SecretBox } from "../secrets.ts";
-import { ActorSystem, type ActorRef } from "../actors/system.ts";
 import { WebhookActor, type DeliveryDeps } from "./webhook.ts";
 import type { EventBus, Unsubscribe } from "../bus/bus.ts";
 import type { PlatformEvent } from "../core/events.ts";
@@ -25,7 +23,8 @@ import {
   enqueueCallback, enqueueMissedCallbacks, listBotsWithPendingCallbacks, listWebhookBotIds,
 } from "../db/webhooks.ts";
 import { REQUEST_TIMEOUT_MS, type BackoffOptions } from "./http.ts";
-import { LeaseKeeper } from "./lease.ts";
+import type { LeaseKeeper } from "./lease.ts";
+import { LeasedWorker } from "./leased_worker.ts";
 import { AttemptRecorder } from "./recorder.ts";
 import type { NewAttempt } from "../db/webhooks.ts";
 import type { Resolver } from "./ssrf.ts";
@@ -73,46 +72,28 @@ export interface WorkerDeps {
   secretBox: SecretBox;
 }
 
-interface Held {
-  kind: Kind;
-  botId: string;
-  ref: ActorRef<DeliveringActor>;
-  keeper: LeaseKeeper;
-  since: number;
-}
-
-export class WebhookWorker {
-  /** Unique per worker: two workers in one process must never share a lease holder name. */
-  readonly holder = `webhook-worker-${randomUUID()}`;
-  private readonly actors: ActorSystem;
-  private readonly leases: Leases;
-  private readonly ttlMs: number;
+export class WebhookWorker extends LeasedWorker<Kind, DeliveringActor> {
   private readonly delivery: DeliveryDeps;
   private readonly events: EventHookDeps;
   private readonly intake: EventHookIntake;
   private readonly recorder: AttemptRecorder;
-  private readonly held = new Map<string, Held>();
-  private readonly acquiring = new Set<string>();
   private webhookBots = new Set<string>();
   /** Bots with (or once with) event webhooks: other bots' events cost no query (learnt from the scan and eventhooks.<bot> notices). */
   private eventHookBots = new Set<string>();
-  private subscriptions: Unsubscribe[] = [];
-  private scanTimer: ReturnType<typeof setInterval> | undefined;
-  private scanning: Promise<void> | undefined;
-  private closed = false;
 
   constructor(
     private readonly deps: WorkerDeps,
-    private readonly options: WorkerOptions = {},
+    options: WorkerOptions = {},
   ) {
     const { logger } = deps;
-    this.actors = new ActorSystem({
-      // Leases, not idleness, decide when these actors go.
-      idleMs: Infinity,
-      onError: (name, err) => logger.error({ err, actor: name }, "delivery actor message failed"),
+    super({
+      holderPrefix: "webhook-worker", bus: deps.bus, logger, accept: options.accept,
+      leases: options.leases ?? deps.leases, leaseTtlMs: options.leaseTtlMs ?? deps.leaseTtlMs, scanIntervalMs: options.scanIntervalMs ?? SCAN_INTERVAL_MS,
+      words: {
+        actorFailed: "delivery actor message failed", leaseFailed: "taking a delivery lease failed", scanFailed: "webhook worker scan failed",
+        serving: "delivering for bot", notServing: "no longer delivering for bot",
+      },
     });
-    this.leases = options.leases ?? deps.leases;
-    this.ttlMs = options.leaseTtlMs ?? deps.leaseTtlMs;
     this.recorder = new AttemptRecorder(deps.db, logger, (a) => {
       const ok = a.error === null && a.status_code !== null && a.status_code >= 200 && a.status_code < 300;
       deps.recorded(a, ok);
@@ -132,52 +113,23 @@ export class WebhookWorker {
     this.intake = new EventHookIntake(deps.db, logger);
   }
 
-  async start(): Promise<this> {
-    const { bus } = this.deps;
-    this.subscriptions.push(
+  protected subscribe(bus: EventBus): Unsubscribe[] {
+    return [
       bus.subscribe(ALL_WAKE_SUBJECTS, (_data, subject) => this.onAppended(botOfSubject(subject))),
       bus.subscribe(ALL_WEBHOOK_SUBJECTS, (data, subject) => this.onWebhookChanged(botOfSubject(subject), data as WebhookChanged)),
       bus.subscribe(MESSAGE_CREATED_SUBJECTS, (data) => this.onMessageCreated(data as PlatformEvent)),
       bus.subscribe(ALL_CONVERSATION_EVENTS, (data) => this.onConversationEvent(data as PlatformEvent)),
       bus.subscribe(ALL_EVENT_HOOK_SUBJECTS, (_data, subject) => this.onEventHooksChanged(botOfSubject(subject))),
-    );
-    await bus.flush();
-    await this.scan();
-    this.scanTimer = setInterval(() => void this.scan(), this.options.scanIntervalMs ?? SCAN_INTERVAL_MS);
-    return this;
+    ];
   }
 
-  /** Graceful: in-flight requests are cut, leases released so another worker takes over at once. */
-  async stop(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.quiet();
-    // Cut requests now; each actor's onStop then releases its lease.
-    for (const held of this.held.values()) held.keeper.end();
-    await this.scanning;
-    await this.actors.close();
-    await this.recorder.close();
-  }
-
-  /** As a killed process (tests): work stops at once, leases are left to expire. */
-  async crash(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.quiet();
-    for (const held of this.held.values()) held.keeper.halt();
-    await this.scanning;
-    await this.actors.close();
+  protected override async afterStop(): Promise<void> {
     await this.recorder.close();
   }
 
   /** Bots (and kinds) this worker delivers for now. */
   holds(kind: Kind, botId: string): boolean {
-    return this.held.has(`${kind}:${botId}`);
-  }
-
-  private quiet(): void {
-    clearInterval(this.scanTimer);
-    for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
+    return this.heldOf(kind, botId) !== undefined;
   }
 
   private onAppended(botId: string): void {
@@ -220,25 +172,7 @@ export class WebhookWorker {
     if (!this.tellHeld("event", botId, (actor) => actor.wake())) void this.acquire("event", botId);
   }
 
-  private accepts(botId: string): boolean {
-    return !this.options.accept || this.options.accept(botId);
-  }
-
-  private tellHeld(kind: Kind, botId: string, work: (actor: DeliveringActor) => Promise<void> | void): boolean {
-    const held = this.held.get(`${kind}:${botId}`);
-    held?.ref.tell(work);
-    return held !== undefined;
-  }
-
-  private scan(): Promise<void> {
-    if (this.closed || this.scanning) return this.scanning ?? Promise.resolve();
-    this.scanning = this.scanOnce()
-      .catch((err) => this.deps.logger.warn({ err }, "webhook worker scan failed"))
-      .finally(() => (this.scanning = undefined));
-    return this.scanning;
-  }
-
-  private async scanOnce(): Promise<void> {
+  protected async scanOnce(): Promise<void> {
     const { db } = this.deps;
     const listedAt = Date.now();
     const webhookBots = (await listWebhookBotIds(db)).filter((id) => this.accepts(id));
@@ -268,45 +202,12 @@ export class WebhookWorker {
     }
   }
 
-  private async acquire(kind: Kind, botId: string): Promise<void> {
-    const name = `${kind}:${botId}`;
-    if (this.closed || this.held.has(name) || this.acquiring.has(name) || !this.accepts(botId)) return;
-    this.acquiring.add(name);
-    const key = `${kind}.${botId}`;
-    const sentAt = Date.now();
-    let won = false;
-    try {
-      won = await this.leases.acquire(key, this.holder);
-    } catch (err) {
-      this.deps.logger.warn({ err, bot: botId, kind }, "taking a delivery lease failed");
-    } finally {
-      this.acquiring.delete(name);
-    }
-    if (!won) return;
-    if (this.closed) return void (await this.leases.release(key, this.holder).catch(() => undefined));
-    const keeper = new LeaseKeeper(this.leases, key, this.holder, this.ttlMs, sentAt, (reason) => this.retire(kind, botId, reason));
-    const finish = (reason: string) => this.retire(kind, botId, reason);
-    const ref: ActorRef<DeliveringActor> = this.actors.actorOf<DeliveringActor>(kind, botId, () =>
-      kind === "webhook"
-        ? new WebhookActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish)
-        : kind === "event"
-          ? new EventHookActor(this.events, botId, keeper, (work) => ref.tell(work as never), finish)
-          : new ChannelCallbackActor(this.delivery, botId, keeper, (work) => ref.tell(work as never), finish),
-    );
-    this.held.set(name, { kind, botId, ref, keeper, since: sentAt });
-    this.deps.logger.debug({ bot: botId, kind, holder: this.holder }, "delivering for bot");
-    // The first message creates the actor, whose onStart loads its work.
-    ref.tell(() => undefined);
-  }
-
-  private retire(kind: Kind, botId: string, reason: string): void {
-    const name = `${kind}:${botId}`;
-    const held = this.held.get(name);
-    if (!held) return;
-    this.held.delete(name);
-    held.keeper.end();
-    this.deps.logger.debug({ bot: botId, kind, reason }, "no longer delivering for bot");
-    void this.actors.stop(kind, botId);
+  protected create(
+    kind: Kind, botId: string, keeper: LeaseKeeper, tell: (work: (actor: DeliveringActor) => Promise<void> | void) => void, finish: (reason: string) => void,
+  ): DeliveringActor {
+    if (kind === "webhook") return new WebhookActor(this.delivery, botId, keeper, tell as never, finish);
+    if (kind === "event") return new EventHookActor(this.events, botId, keeper, tell as never, finish);
+    return new ChannelCallbackActor(this.delivery, botId, keeper, tell as never, finish);
   }
 }
 

@@ -55,7 +55,8 @@ export function upload(base: string, key: string, chatId: string, file: File, pr
   return { done, cancel: () => xhr.abort() };
 }
 
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string) => {
+/** An element with its class (and text). */
+export const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string) => {
   const node = document.createElement(tag);
   node.className = className;
   if (text !== undefined) node.textContent = text;

@@ -1,6 +1,6 @@
 // What makes a bot's message more than text in the widget: its formatting, its inline
 // buttons (a press spins until the bot answers or PRESS_TIMEOUT_MS passes; the answer shows
-// as a toast or an alert), and the reply keyboard above the input. ui.ts calls fill() for
+// as a toast or an alert), and the reply keyboard above the input. log.ts calls fill() for
 // every message it draws or updates and answered() for each callback_answer event.
 import { renderFormatted } from "../shared/entities.ts";
 import { ApiError, type Api, type CallbackAnswer, type WidgetMessage } from "./api.ts";

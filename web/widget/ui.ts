@@ -1,14 +1,18 @@
 // The launcher and chat panel, inside an open shadow root so the host page's CSS cannot
-// reach in and ours cannot leak out. Message text only ever goes through textContent.
-import { Api, ApiError, HISTORY_LIMIT, type Connection, type WidgetConfig, type WidgetMessage } from "./api.ts";
+// reach in and ours cannot leak out. Message text only ever goes through textContent. The
+// messages in the panel, and the history paged into it, are the chat log's (log.ts).
+// Import order is bundle order: the CSS and the formatting tables ahead of the code gzip
+// smallest (widget-size.test.ts); the chat log last, beside mount().
 import { CSS } from "./styles.ts";
 import { richMessages } from "./rich.ts";
-import { connectionLabel, describeError, offlineQueue, seenMemory, signed, unreachable, unreadNotice } from "./presence.ts";
+import { Api, ApiError, type Connection, type WidgetConfig, type WidgetMessage } from "./api.ts";
+import { connectionLabel, describeError, offlineQueue, seenMemory, unreachable, unreadNotice } from "./presence.ts";
 import { misconfiguration, textOn } from "./setup.ts";
 import { acceptFiles, drawFiles, progressBar, upload, viewer } from "./files.ts";
 import { loadStrings, localize, S } from "./i18n.ts";
 import { chatOf, randomId, storedChatId, type SiteUser } from "./visitor.ts";
 import { lazyRating } from "./rating-loader.ts";
+import { chatLog } from "./log.ts";
 
 export interface Options {
   key: string;
@@ -30,12 +34,8 @@ export interface Controller {
 }
 /** Messages are capped by the API at this length; the textarea says so up front. */
 const MAX_TEXT = 4096;
-/** Telegram shows a chat action for 5 s unless a message ends it sooner. */
-const TYPING_MS = 5_000;
 /** The textarea grows with its text up to this height, then scrolls. */
 const MAX_INPUT_PX = 120;
-/** Scrolled this close to the top, the next older page of history is fetched. */
-const OLDER_EDGE_PX = 60;
 
 const CHAT_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 const CLOSE_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
@@ -52,8 +52,6 @@ const TEMPLATE = `<style>${CSS}</style><div class="w">
 <p class="status" role="status"></p>
 <form><button class="att" type="button" aria-label="Attach a file">${CLIP_ICON}</button><input type="file" multiple hidden><textarea aria-label="Message" rows="1" placeholder="Type a message…" maxlength="${MAX_TEXT}"></textarea><button class="send" type="submit" aria-label="Send">${SEND_ICON}</button></form>
 </div></div>`;
-
-const timeOf = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
 export function mount(options: Options): Controller {
   const host = document.createElement("botinbox-widget");
@@ -80,9 +78,7 @@ export function mount(options: Options): Controller {
   let chatId = "";
   const identify = (user: SiteUser | null | undefined) => chatOf(api, options.key, user).then((id) => void (chatId = id));
   let ready = identify(options.user);
-  const byId = new Map<string, HTMLElement>();
   const pending = new Map<string, HTMLElement>();
-  let cursor = 0;
   let greeting: string | null = null;
   let started = false;
   /** Per user: what one user saw says nothing of the next one's chat. */
@@ -90,8 +86,6 @@ export function mount(options: Options): Controller {
   let seen = seenOf(options.user);
   let stopFollowing = () => {};
   const listeners: ((m: WidgetMessage) => void)[] = [];
-  /** The first history page is not news: listeners hear of messages after it. */
-  let catchingUp = true;
 
   const applyConfig = (c: WidgetConfig) => {
     title.textContent = options.title || c.title;
@@ -109,109 +103,44 @@ export function mount(options: Options): Controller {
     away.textContent = c.away ? `${c.away_message || "We're away right now. Leave a message and we'll get back to you."}${back ? ` (back ${back})` : ""}` : "";
   };
 
-  const scrollDown = () => (log.scrollTop = log.scrollHeight);
-
-  /** `older` bubbles go above what is shown (below the greeting), without moving the view. */
-  const bubble = (text: string, mine: boolean, older = false): HTMLElement => {
-    const el = document.createElement("div");
-    el.className = `msg ${mine ? "in" : "out"}`;
-    const who = document.createElement("span");
-    who.className = "sr";
-    who.textContent = `${mine ? S.you : title.textContent}: `;
-    const body = document.createElement("span");
-    body.textContent = text;
-    const meta = document.createElement("span");
-    meta.className = "meta";
-    el.append(who, body, meta);
-    if (!older) {
-      log.append(el);
-      scrollDown();
-    } else {
-      const greetingEl = log.querySelector(".greeting");
-      if (greetingEl) greetingEl.after(el);
-      else log.prepend(el);
-    }
-    return el;
-  };
-  const setMeta = (el: HTMLElement, text: string) => ((el.lastChild as HTMLElement).textContent = text);
-
-  const settle = (el: HTMLElement, m: Pick<WidgetMessage, "id" | "message_id" | "created_at">) => {
-    el.classList.remove("pending", "failed");
-    el.dataset.id = m.id;
-    byId.set(m.id, el);
-    setMeta(el, timeOf(m.created_at));
-    cursor = Math.max(cursor, Number(m.message_id));
-  };
-
-  let typing: HTMLElement | undefined;
-  let typingTimer: ReturnType<typeof setTimeout> | undefined;
-  const stopTyping = () => {
-    typing?.remove();
-    typing = undefined;
-  };
-
-  let oldest = Infinity;
-  let historyDone = false;
-  let loadingOlder = false;
-  const show = (m: WidgetMessage, older = false) => {
-    if (byId.has(m.id)) return;
-    if (!older && !catchingUp) for (const fn of listeners) fn(m);
-    oldest = Math.min(oldest, Number(m.message_id));
-    // A button press is the inbox's record; the visitor saw the button spin instead.
-    if (m.metadata?.callback_query) return void (cursor = Math.max(cursor, Number(m.message_id)));
-    if (older) {
-      const el = bubble(m.text, m.direction === "in", true);
-      rich.fill(el, m, true);
-      drawFiles(el, m.attachments ?? [], view);
-      sign(el, m);
-      return settle(el, m);
-    }
-    if (m.direction === "out") stopTyping();
-    const clientId = m.metadata?.client_message_id;
-    const mine = typeof clientId === "string" ? pending.get(clientId) : undefined;
-    if (mine) {
-      pending.delete(clientId as string);
-      queued.delete(clientId as string);
-      return settle(mine, m);
-    }
-    const el = bubble(m.text, m.direction === "in");
-    rich.fill(el, m);
-    drawFiles(el, m.attachments ?? [], view);
-    const from = sign(el, m);
-    settle(el, m);
+  // A reply keyboard's button sends its label; a one-time keyboard then goes, so focus stays in the chat.
+  const rich = richMessages(panel, api, () => chatId, (text) => (void send(text), input.focus()));
+  const view = viewer(panel);
+  const queued = offlineQueue((clientId, { text, el, files }) => void send(text, el, clientId, files));
+  /** A new message in the log: seen at once with the panel open, announced on the launcher with it closed. */
+  const arrived = (m: WidgetMessage, from: string) => {
     const id = Number(m.message_id);
     if (!panel.hidden) seen.set(id);
     else if (m.direction === "out" && id > (seen.get() ?? 0)) notice.add(m.text, from);
   };
+  const messages = chatLog(log, api, () => chatId, title, rich, view, listeners, pending, queued, arrived);
 
-  const sign = (el: HTMLElement, m: WidgetMessage) => signed(el, m) ?? title.textContent ?? "";
-  const queued = offlineQueue((clientId, { text, el, files }) => void send(text, el, clientId, files));
   const setConnection = (state: Connection) => {
     showConnection(state);
     if (state === "online") queued.flush();
   };
 
-  const send = async (text: string, el = bubble(text, true), clientId: string = randomId(), files?: string[]) => {
+  const send = async (text: string, el = messages.bubble(text, true), clientId: string = randomId(), files?: string[]) => {
     el.classList.add("pending");
     el.classList.remove("failed");
-    setMeta(el, S.sending);
+    messages.setMeta(el, S.sending);
     pending.set(clientId, el);
     status.textContent = "";
     try {
       const accepted = await api.send(chatId, text, clientId, files);
-      if (pending.delete(clientId)) settle(el, { ...accepted, created_at: new Date().toISOString() });
+      if (pending.delete(clientId)) messages.settle(el, { ...accepted, created_at: new Date().toISOString() });
       // From the first message on, the closed widget follows this chat on every page.
       seen.set(Number(accepted.message_id));
     } catch (err) {
       // The server is out of reach (the visitor may well be online): it waits and goes later.
       if (unreachable(err)) {
         queued.add(clientId, { text, el, files });
-        setMeta(el, S.waiting);
+        messages.setMeta(el, S.waiting);
         return showConnection("offline");
       }
       el.classList.replace("pending", "failed");
       const message = describeError(err);
-      setMeta(el, message);
+      messages.setMeta(el, message);
       const retry = document.createElement("button");
       retry.type = "button";
       retry.textContent = S.retry;
@@ -221,33 +150,12 @@ export function mount(options: Options): Controller {
     }
   };
 
-  /** Scrolling up pages in older history until an incomplete page says it is all there. */
-  const loadOlder = async () => {
-    if (historyDone || loadingOlder || oldest === Infinity) return;
-    loadingOlder = true;
-    try {
-      const page = await api.history(chatId, oldest);
-      historyDone = page.length < HISTORY_LIMIT;
-      const fromBottom = log.scrollHeight - log.scrollTop;
-      for (const m of page.reverse()) show(m, true);
-      log.scrollTop = log.scrollHeight - fromBottom;
-    } catch {}
-    loadingOlder = false;
-  };
-  log.addEventListener("scroll", () => {
-    if (log.scrollTop < OLDER_EDGE_PX) void loadOlder();
-  });
-
-  // A reply keyboard's button sends its label; a one-time keyboard then goes, so focus stays in the chat.
-  const rich = richMessages(panel, api, () => chatId, (text) => (void send(text), input.focus()));
-  const view = viewer(panel);
-
   /** Each file is its own message: uploaded with a progress bar, then sent; a refusal says why. */
   const attach = (files: File[]) => {
     for (const file of files) {
-      const el = bubble("", true);
+      const el = messages.bubble("", true);
       el.classList.add("pending");
-      setMeta(el, file.name);
+      messages.setMeta(el, file.name);
       const up = upload(options.api, options.key, chatId, file, progressBar(el, () => up.cancel()), api.claim());
       up.done.then(
         (f) => {
@@ -259,7 +167,7 @@ export function mount(options: Options): Controller {
           if (err.message === "cancelled") return el.remove();
           el.querySelector(".up")?.remove();
           el.classList.replace("pending", "failed");
-          setMeta(el, err.message);
+          messages.setMeta(el, err.message);
         },
       );
     }
@@ -270,41 +178,12 @@ export function mount(options: Options): Controller {
     started = true;
     await ready;
     // The greeting opens every conversation; it is the page's, not a stored message.
-    if (greeting) bubble(greeting, false).classList.add("greeting");
-    catchingUp = true;
-    try {
-      const page = await api.history(chatId);
-      historyDone = page.length < HISTORY_LIMIT;
-      for (const m of page) show(m);
-    } catch (err) {
-      status.textContent = err instanceof ApiError && err.status === 0 ? S.offline : "";
-    }
-    catchingUp = false;
+    if (greeting) messages.bubble(greeting, false).classList.add("greeting");
+    await messages.latest(status);
     stopFollowing = api.follow(chatId, {
       state: setConnection,
-      message: show,
-      updated: (m) => {
-        const el = byId.get(m.id);
-        if (el) {
-          rich.fill(el, m);
-          drawFiles(el, m.attachments ?? [], view);
-        }
-      },
-      deleted: (id) => {
-        byId.get(id)?.remove();
-        byId.delete(id);
-      },
-      answer: (a) => rich.answered(a),
-      cursor: () => cursor,
+      ...messages.live,
       status: lazyRating(options.api, log, api, chatId),
-      typing: () => {
-        typing ??= bubble(S.typing, false);
-        typing.classList.add("typing");
-        log.append(typing);
-        scrollDown();
-        clearTimeout(typingTimer);
-        typingTimer = setTimeout(stopTyping, TYPING_MS);
-      },
     });
   };
 
@@ -312,13 +191,8 @@ export function mount(options: Options): Controller {
   const setUser = (user: SiteUser | null) => {
     stopFollowing();
     stopFollowing = () => {};
-    byId.clear();
-    pending.clear();
-    log.replaceChildren();
+    messages.clear();
     notice.clear();
-    cursor = 0;
-    oldest = Infinity;
-    historyDone = false;
     seen = seenOf(user);
     // Logging out leaves a fresh anonymous chat: the next person at this browser sees nothing.
     ready = user ? identify(user) : Promise.resolve(void (api.who = undefined, chatId = storedChatId(options.key, true)));
@@ -330,9 +204,9 @@ export function mount(options: Options): Controller {
     launcher.setAttribute("aria-expanded", String(isOpen));
     if (!isOpen) return launcher.focus();
     notice.clear();
-    if (cursor) seen.set(cursor);
+    if (messages.live.cursor()) seen.set(messages.live.cursor());
     if (!started) void start();
-    scrollDown();
+    messages.scrollDown();
     input.focus();
   };
 
