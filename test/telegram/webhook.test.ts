@@ -92,6 +92,11 @@ describe(`Telegram webhook mode (${MODE})`, () => {
     const nativeUpdate = await until("the native update", () => receivedOn(path).find((r) => r.body.message?.text === "native now"));
     expect(nativeUpdate.body.message.chat.id).toBe(visitor.chatId);
     expect(typeof nativeUpdate.body.message.message_id).toBe("string");
+    // Delivery is at least once: the receiver's 200 is recorded a moment after it answers, and
+    // an update not yet recorded is offered again to getUpdates. Like a careful bot, switch
+    // only once the webhook reports nothing pending.
+    await until("the native update recorded as delivered", async () =>
+      (await tg(bot, "getWebhookInfo")).body.result.pending_update_count === 0);
 
     expect((await tg(bot, "deleteWebhook")).body).toEqual({ ok: true, result: true, description: "Webhook was deleted" });
     await say(facade, bot, visitor, "polling again");
