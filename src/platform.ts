@@ -197,6 +197,9 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   if (options.migrate ?? config.mode === "embedded") {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
+    // Why: a first start's initdb and migrations leave ~40 MB touched in PGlite's WASM heap,
+    // which never shrinks; a fresh instance idles at what a restart would (docs/decisions.md).
+    if (applied.length && !options.db) await db.reopen?.();
   }
   const jwtSecret = config.jwtSecret ?? loadOrCreateEmbeddedSecret(config.dataDir);
   const nats = await openNats(config, options.processName ?? "botinbox").catch(async (err) => {
