@@ -24,12 +24,20 @@ const SERVER_MAX_BODY_BYTES = MAX_UPLOAD_REQUEST_BYTES;
 const IDLE_TIMEOUT_SECONDS = 120;
 /** How long SIGTERM waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/**
+ * On SIGTERM the process keeps serving this long (answering with `Connection: close`, /readyz
+ * 503) before it stops listening: a request a client sent just before the process left its
+ * rotation may still be on its way on a pooled keep-alive socket, and closing idle sockets at
+ * once reset it (ECONNRESET in the rolling-upgrade test, 1 send in 3,200).
+ */
+export const DRAIN_GRACE_MS = 1_000;
 
 export interface RunningServer {
   url: string;
   platform: Platform;
   services: Services;
-  stop(): Promise<void>;
+  /** `graceMs`: how long to keep serving (draining) before the listener closes; 0 for tests. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** The sentence for a port that cannot be listened on, or undefined for other errors. */
@@ -62,7 +70,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   const app = createApp(services, state);
   let server: ReturnType<typeof Bun.serve>;
   try {
-    server = serve(config, app);
+    server = serve(config, app, state);
   } catch (err) {
     await platform.close();
     throw listenRefusal(config, err) ?? err;
@@ -78,9 +86,10 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
     url,
     platform,
     services,
-    stop() {
+    stop(graceMs = 0) {
       stopped ??= (async () => {
         state.draining = true;
+        if (graceMs > 0) await Bun.sleep(graceMs);
         control?.stop();
         // A pass under way finishes before the database closes; it does not delay the drain.
         const retentionStopped = retention.stop();
@@ -97,7 +106,7 @@ export async function startServer(config: Config, logger: Logger, options: OpenO
   };
 }
 
-function serve(config: Config, app: ReturnType<typeof createApp>) {
+function serve(config: Config, app: ReturnType<typeof createApp>, state: AppState) {
   return Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -106,9 +115,19 @@ function serve(config: Config, app: ReturnType<typeof createApp>) {
     fetch: (request, bun) => {
       // Elysia's own `server` is null under app.handle; the socket's address is handed down here.
       recordPeer(request, bun.requestIP(request)?.address, config.trustProxy);
-      return app.handle(request);
+      return state.draining ? app.handle(request).then(closingConnection) : app.handle(request);
     },
   });
+}
+
+/** While draining, clients are told not to reuse the connection (their next request goes elsewhere). */
+function closingConnection(response: Response): Response {
+  try {
+    response.headers.set("connection", "close");
+  } catch {
+    // An immutable response (a static file's) is still answered; its socket closes with the listener.
+  }
+  return response;
 }
 
 /** Opens what `role` runs: the HTTP front, one worker, or all of them (the all-in-one default). */
@@ -131,7 +150,7 @@ async function startRole(role: Role, config: Config, logger: Logger, overrides: 
       await worker?.stop();
       await push?.stop();
       await mail?.stop();
-      await server.stop();
+      await server.stop(DRAIN_GRACE_MS);
     },
   };
 }

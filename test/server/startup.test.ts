@@ -114,6 +114,11 @@ describe("a good start", () => {
         logged += decoder.decode(chunk.value, { stream: true });
       }
     })();
+    // Draining, it still answers for a moment (a request already on its way is not reset),
+    // says it is not ready, and tells the client not to reuse the connection.
+    let ready = await fetch(`${url}/readyz`);
+    for (const until = Date.now() + 2_000; ready.status === 200 && Date.now() < until; await Bun.sleep(10)) ready = await fetch(`${url}/readyz`);
+    expect({ status: ready.status, connection: ready.headers.get("connection") }).toEqual({ status: 503, connection: "close" });
     const exit = await Promise.race([child.exited, Bun.sleep(8_000).then(() => "still running" as const)]);
     expect(exit).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(8_000);
