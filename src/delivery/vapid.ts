@@ -1,5 +1,6 @@
+import webPush from "web-push";
 import type { Queryable } from "../db/driver.ts";
-import { findSetting, getOrCreateSetting } from "../db/push.ts";
+import { getOrCreateSetting } from "../db/push.ts";
 
 export interface VapidKeys {
   publicKey: string;
@@ -13,10 +14,6 @@ const VAPID_SETTING = "vapid_keys";
  * key, so it must stay the same across restarts and processes: generated once, kept in
  * the database every process shares.
  */
-export async function loadVapidKeys(db: Queryable): Promise<VapidKeys> {
-  // web-push is loaded only to make the pair: every later start reads it without the library.
-  const stored = await findSetting<VapidKeys>(db, VAPID_SETTING);
-  if (stored) return stored;
-  const { default: webPush } = await import("web-push");
+export function loadVapidKeys(db: Queryable): Promise<VapidKeys> {
   return getOrCreateSetting<VapidKeys>(db, VAPID_SETTING, webPush.generateVAPIDKeys());
 }
