@@ -28,12 +28,20 @@ export async function lockBotCounters(db: Queryable, botId: string): Promise<DbB
   return rows[0];
 }
 
+/**
+ * The messages of bot $1 carrying one of the client ids in $2, one index probe per id: `offset 0`
+ * keeps the lateral subquery a probe of the (bot, client id) index parameterised on both columns.
+ * Flattened into a join, or written `= any($2)`, the generic plan PostgreSQL keeps probed by bot
+ * alone and read every message of the bot that has a client id (the hot-bot bench fell from
+ * 3,446 to 144 msgs/s in three runs as the bot's messages grew).
+ */
+const TWINS_BY_CLIENT_ID = `select m.* from unnest($2::text[]) as k(client_id)
+     cross join lateral (select ${MESSAGE_COLUMNS} from messages m
+       where m.bot_id = $1 and m.client_message_id = k.client_id and m.client_message_id is not null offset 0) m`;
+
 export async function findMessagesByClientIds(db: Queryable, botId: string, clientIds: string[]): Promise<DbMessage[]> {
   if (clientIds.length === 0) return [];
-  return db.query<DbMessage>(
-    `select ${MESSAGE_COLUMNS} from messages m where m.bot_id = $1 and m.client_message_id = any($2::text[])`,
-    [botId, clientIds],
-  );
+  return db.query<DbMessage>(TWINS_BY_CLIENT_ID, [botId, clientIds]);
 }
 
 /** What a batch reads under the bot row's lock, in one statement (findIntakeState). */
@@ -54,16 +62,11 @@ export interface DbIntakeState {
  * id, sender and chat is one index probe, whatever the planner knows (PGlite never gathers
  * statistics, and without them it scanned every contact of the bot for "= any(...)"), so the
  * generic plan PostgreSQL keeps for the statement reads by index whatever the tables held
- * then. Client ids are probed one by one (`offset 0` keeps the lateral subquery a parameterised
- * probe of the (bot, client id) index: flattened into a join, or as `= any($2)`, the plan read
- * every message of the bot on every batch, even one without client ids, and the hot-bot
- * bench fell from 3,446 to 144 msgs/s in three runs as the bot's messages grew).
+ * then (client ids: TWINS_BY_CLIENT_ID).
  */
 export async function findIntakeState(db: Queryable, botId: string, clientIds: string[], keys: string[], chats: string[]): Promise<DbIntakeState> {
   const rows = await db.query<{ twins: Json<DbMessage>[] | null; contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
-    `select (select json_agg(t) from unnest($2::text[]) as k(client_id)
-          cross join lateral (select ${MESSAGE_COLUMNS} from messages m
-            where m.bot_id = $1 and m.client_message_id = k.client_id and m.client_message_id is not null offset 0) t) as twins,
+    `select (select json_agg(t) from (${TWINS_BY_CLIENT_ID}) t) as twins,
        (select json_agg(c) from unnest($3::text[]) as k(key)
           cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c) as contacts,
        (select json_agg(v) from unnest($4::text[]) as k(chat_id)
