@@ -1,7 +1,7 @@
 // What every public request reads before it can be accepted (the bot it names, the state of
-// its channels, whether it routes or sends away messages), kept in process memory. A change to a bot or its channels is announced on
-// the bus and every process forgets that bot; a short lifetime heals a lost announcement
-// (core NATS delivers at most once). Bot tokens are never looked up here: the runtime API
+// its channels, whether it routes or sends away messages), kept in process memory. A change
+// to a bot or its channels is announced on the bus and every process forgets that bot; a
+// short lifetime heals a lost announcement (core NATS delivers at most once). Bot tokens are never looked up here: the runtime API
 // checks a token against the database on every request, so a rotation holds at once.
 import type { EventBus, Unsubscribe } from "../bus/bus.ts";
 import { ALL_BOT_CHANGES, botChangedSubject, botOfSubject } from "../core/subjects.ts";
@@ -37,6 +37,17 @@ export interface BotDirectory {
   /** Call after committing a change to the bot, its channels, routing or hours: every process forgets it. */
   changed(botId: string): Promise<void>;
   close(): void;
+}
+
+/** A fact of a cached bot, loaded on first use and shared; a failed load is not kept, so the next call tries again. */
+async function loadedOnce<K extends "channels" | "teamwork">(entry: Entry, key: K, loadFact: () => NonNullable<Entry[K]>): Promise<Awaited<NonNullable<Entry[K]>>> {
+  const pending = (entry[key] ??= loadFact()) as NonNullable<Entry[K]>;
+  try {
+    return await pending;
+  } catch (err) {
+    entry[key] = undefined as Entry[K];
+    throw err;
+  }
 }
 
 export function botDirectory(db: Db, bus: EventBus, now: () => number = Date.now): BotDirectory {
@@ -82,24 +93,11 @@ export function botDirectory(db: Db, bus: EventBus, now: () => number = Date.now
     async channel(botId, type) {
       const entry = fresh(botId);
       if (!entry) return (await listChannels(db, botId)).find((c) => c.channel_type === type);
-      entry.channels ??= listChannels(db, botId).then((rows) => new Map(rows.map((c) => [c.channel_type, c])));
-      try {
-        return (await entry.channels).get(type);
-      } catch (err) {
-        entry.channels = undefined;
-        throw err;
-      }
+      return (await loadedOnce(entry, "channels", () => listChannels(db, botId).then((rows) => new Map(rows.map((c) => [c.channel_type, c]))))).get(type);
     },
     async teamwork(botId) {
       const entry = fresh(botId);
-      if (!entry) return teamworkActive(db, botId);
-      entry.teamwork ??= teamworkActive(db, botId);
-      try {
-        return await entry.teamwork;
-      } catch (err) {
-        entry.teamwork = undefined;
-        throw err;
-      }
+      return entry ? loadedOnce(entry, "teamwork", () => teamworkActive(db, botId)) : teamworkActive(db, botId);
     },
     async changed(botId) {
       forget(botId);
