@@ -30,7 +30,7 @@ const DRAIN_TIMEOUT_MS = 10_000;
  * rotation may still be on its way on a pooled keep-alive socket, and closing idle sockets at
  * once reset it (ECONNRESET in the rolling-upgrade test, 1 send in 3,200).
  */
-export const DRAIN_GRACE_MS = 1_000;
+const DRAIN_GRACE_MS = 1_000;
 
 export interface RunningServer {
   url: string;
