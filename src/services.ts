@@ -22,6 +22,8 @@ import * as inbox from "./domain/inbox.ts";
 import * as inboxState from "./domain/inbox_state.ts";
 import * as intake from "./domain/intake.ts";
 import * as runtime from "./domain/runtime.ts";
+import { pollParkedHere } from "./actors/bot.ts";
+import { pollsFirst } from "./actors/polls-first.ts";
 import * as webhooks from "./domain/webhooks.ts";
 import * as pushSubscriptions from "./domain/push_subscriptions.ts";
 import { answerCallbackQuery, pressInlineButton } from "./domain/buttons.ts";
@@ -102,7 +104,9 @@ export function wire(platform: Platform): Wiring {
     directory.close();
     await actors.close();
   });
-  const conversation: ConversationDeps = { db, actors, dispatch: outbox.dispatch, publishOutbox: outbox.publishUpTo, intake: intakeDeps };
+  const conversation: ConversationDeps = {
+    db, actors, dispatch: outbox.dispatch, publishOutbox: outbox.publishUpTo, intake: pollsFirst(intakeDeps, (botId) => pollParkedHere(botDeps, botId)),
+  };
   return {
     ...conversation, config, bus, logger, botDeps, updates: platform.updates, stopping: platform.stopping, files: platform.files,
     secretBox: new SecretBox(platform.jwtSecret), bots: directory, publicUrl: config.publicUrl, mailer: platform.mailer,

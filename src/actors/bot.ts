@@ -33,6 +33,16 @@ export const MAX_QUEUED_POLLS_PER_BOT = 8;
 export const QUEUED_POLLS_RETRY_AFTER_SECONDS = 1;
 
 const queuedPolls = new WeakMap<BotActorDeps, Map<string, number>>();
+/** Bots with a poll parked in this process, per platform (its BotActorDeps). */
+const parkedPolls = new WeakMap<BotActorDeps, Set<string>>();
+
+/**
+ * Whether one of this bot's polls is parked in this process right now. Read outside the
+ * actor (a batch just committed asks it synchronously), written only by the actor itself.
+ */
+export function pollParkedHere(deps: BotActorDeps, botId: string): boolean {
+  return parkedPolls.get(deps)?.has(botId) ?? false;
+}
 
 /**
  * Runs `enqueue` (a poll's trip through the bot's mailbox, until it is parked or answered)
@@ -132,6 +142,9 @@ export class BotActor {
       const timer = setTimeout(() => this.finish(id, []), request.timeoutMs);
       this.parked = { id, fromUpdateId, limit: request.limit, resolve, reject, timer };
     });
+    let parked = parkedPolls.get(this.deps);
+    if (!parked) parkedPolls.set(this.deps, (parked = new Set()));
+    parked.add(this.botId);
     this.deps.bus.publish(pollSubject(this.botId), { instance: this.deps.instanceId, poll: id }).catch(() => {});
     // Wrapped: a bare promise would be adopted by ask(), holding the mailbox for the whole wait.
     return { wait };
@@ -256,6 +269,7 @@ export class BotActor {
   private clearParked(): void {
     if (this.parked) clearTimeout(this.parked.timer);
     this.parked = undefined;
+    parkedPolls.get(this.deps)?.delete(this.botId);
     this.quietIfIdle();
   }
 

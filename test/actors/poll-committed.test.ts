@@ -2,7 +2,7 @@
 // (durable in the outbox), not after the log append and the broker's wake-up: but only under
 // the log's gap rule, so the poll never skips an id; everything else still waits for the log.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BotActor, type BotActorDeps } from "../../src/actors/bot.ts";
+import { BotActor, pollParkedHere, type BotActorDeps } from "../../src/actors/bot.ts";
 import { ActorSystem } from "../../src/actors/system.ts";
 import { memoryBus } from "../../src/bus/memory.ts";
 import type { LogUpdate, UpdateLog } from "../../src/updates/log.ts";
@@ -19,8 +19,8 @@ describe("a parked poll offered a committed batch (the actor alone)", () => {
   };
   afterAll(() => system.close());
 
-  async function parkedFrom(offset: number) {
-    const ref = system.actorOf<BotActor>("bot", crypto.randomUUID(), () => new BotActor(deps, "b", (work) => ref.tell(work)));
+  async function parkedFrom(offset: number, botId = "b") {
+    const ref = system.actorOf<BotActor>("bot", crypto.randomUUID(), () => new BotActor(deps, botId, (work) => ref.tell(work)));
     const { wait } = await ref.ask((actor) => actor.poll({ offset, limit: 100, timeoutMs: 2000 }));
     let answer: number[] | undefined;
     void wait.then((got) => (answer = got.map((u) => u.update_id)));
@@ -43,6 +43,15 @@ describe("a parked poll offered a committed batch (the actor alone)", () => {
     const poll = await parkedFrom(5);
     expect(await poll.offer([3, 4, 5, 6, 8])).toBeUndefined();
     expect(await poll.offer([4, 5, 6])).toEqual([5, 6]);
+  });
+
+  test("pollParkedHere: true while a poll of the bot is parked, false once it is answered", async () => {
+    const botId = crypto.randomUUID();
+    expect(pollParkedHere(deps, botId)).toBe(false);
+    const poll = await parkedFrom(1, botId);
+    expect(pollParkedHere(deps, botId)).toBe(true);
+    expect(await poll.offer([1])).toEqual([1]);
+    expect(pollParkedHere(deps, botId)).toBe(false);
   });
 
   test("a poll without an offset waits for update 1 first", async () => {
@@ -92,6 +101,30 @@ describe.skipIf(MODE !== "production")("POST → a poll parked in the same proce
       expect(next.body.result).toEqual([]);
     } finally {
       release();
+      log.appendMany = appendMany;
+    }
+  });
+
+  test("the poll's answer is complete before the batch's log append starts (both share the event loop)", async () => {
+    const bot = await createTestBot(client, user);
+    const log = client.platform.updates;
+    const appendMany = log.appendMany;
+    const order: string[] = [];
+    log.appendMany = async (botId, updates) => {
+      if (botId === bot.id) order.push("append");
+      return appendMany(botId, updates);
+    };
+    try {
+      const poll = client.get(`/api/bots/${bot.id}/get-updates?timeout=10`, bot.token).then((res) => {
+        order.push("poll answered");
+        return res;
+      });
+      await Bun.sleep(300);
+      const post = client.post("/api/messages", { bot_id: bot.id, chat_id: "first", text: "poll first" });
+      expect((await poll).body.result.map((u: any) => u.message.text)).toEqual(["poll first"]);
+      expect((await post).status).toBe(200);
+      expect(order).toEqual(["poll answered", "append"]);
+    } finally {
       log.appendMany = appendMany;
     }
   });
