@@ -2,13 +2,17 @@
 // Printed next to a baseline measured in the same run: two bare loopback HTTP round trips
 // plus one committed insert on the same database. Runs in the mode the env names
 // (DATABASE_URL + NATS_URL → Postgres + JetStream; neither → embedded PGlite in memory).
-//   bun bench/delivery.ts [--runs 300]
+// The bot and the sender run in a process of their own (bench/delivery-client.ts), as real
+// clients do; --in-process runs them on the server's event loop instead (how it measured before
+// this option: a client there reads its answer only after the server's other work of that turn).
+//   bun bench/delivery.ts [--runs 300] [--in-process]
 import { loadConfig } from "../src/config.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { openDb } from "../src/platform.ts";
 import { startServer } from "../src/server.ts";
-import { measure, report } from "./stats.ts";
+import { report } from "./stats.ts";
+import { runClient, type ClientOptions, type ClientResult } from "./delivery-client.ts";
 
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 300;
@@ -30,39 +34,28 @@ const { token } = (await json("/api/auth/register", { email: `bench-${Date.now()
 const bot = (await json("/api/bots", { name: "Latency" }, token)).result;
 
 // Baseline: what any design must pay at least.
-const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
 await db.query(`create table if not exists bench_commit (id serial primary key, at timestamptz default now())`);
-const baseline = await measure(RUNS, async () => {
-  await fetch(`http://127.0.0.1:${bare.port}/`).then((r) => r.text());
-  await db.query(`insert into bench_commit default values`);
-  await fetch(`http://127.0.0.1:${bare.port}/`).then((r) => r.text());
+const bare = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch: async (request) => {
+    if (new URL(request.url).pathname === "/commit") await db.query(`insert into bench_commit default values`);
+    return new Response("ok");
+  },
 });
 
-let offset = 0;
-// Timed from the POST, not from the poll: parking the poll first is not part of delivery.
-// Each side is timed on its own: when the bot has the update, and when the sender has its
-// acknowledgement (which waits until the update is durable in the log as well).
-const delivery: number[] = [];
-const acknowledged: number[] = [];
-for (let i = 0; i < RUNS; i++) {
-  const poll = fetch(`${server.url}/api/bots/${bot.id}/get-updates?timeout=10&offset=${offset}`, {
-    headers: { authorization: `Bearer ${bot.token}` },
-  }).then((r) => r.json() as Promise<any>);
-  await Bun.sleep(25); // let the poll park (confirming the previous batch takes a few round trips)
-  const started = performance.now();
-  const post = json("/api/messages", { bot_id: bot.id, chat_id: `c${i % 20}`, text: `m${i}` }).then((answer) => {
-    acknowledged.push(performance.now() - started);
-    return answer;
-  });
-  const got = await poll;
-  delivery.push(performance.now() - started);
-  if (!(await post).ok) throw new Error("POST /api/messages failed");
-  offset = got.result[got.result.length - 1].update_id + 1;
+const options: ClientOptions = { runs: RUNS, server: server.url, bare: `http://127.0.0.1:${bare.port}`, bot: { id: bot.id, token: bot.token } };
+let result: ClientResult;
+if (process.argv.includes("--in-process")) result = await runClient(options);
+else {
+  const child = Bun.spawn([process.execPath, `${import.meta.dir}/delivery-client.ts`, JSON.stringify(options)], { stdout: "pipe", stderr: "inherit" });
+  const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  if (code !== 0) throw new Error(`delivery-client exited with ${code}`);
+  result = JSON.parse(out) as ClientResult;
 }
-delivery.sort((a, b) => a - b);
-acknowledged.sort((a, b) => a - b);
+const [baseline, delivery, acknowledged] = [result.baseline, result.delivery, result.acknowledged].map((times) => times.sort((a, b) => a - b)) as [number[], number[], number[]];
 
-console.log(`mode: ${config.mode}, runs: ${RUNS}`);
+console.log(`mode: ${config.mode}, runs: ${RUNS}, clients: ${process.argv.includes("--in-process") ? "in the server's process" : "own process"}`);
 console.log(report("baseline: 2 HTTP round trips + commit", baseline));
 console.log(report("POST message → parked poll returns", delivery, baseline));
 console.log(report("POST message → its acknowledgement", acknowledged, baseline));
