@@ -1,9 +1,10 @@
 // A batch that a poll parked in this process is waiting for: the poll's answer is written
 // before the batch's log append and bus events start. Both run on the same event loop; left
 // in order they go first (the append's encoding and the events' snapshots take their turn
-// between the poll's awaits), and the bot waited 0.5–0.8 ms longer for its update
-// (bench/delivery.ts, idle to load 3). They now start one turn later, once the poll's answer
-// is on its socket; the sender's acknowledgement still waits for the log as before.
+// between the poll's awaits), and the bot waited 0.1–0.9 ms longer for its update
+// (bench/delivery.ts, interleaved A/B, load 0.4–3). They now start one turn later, once the
+// poll's answer is on its socket; the sender's acknowledgement still waits for the log, and
+// so pays about what the poll gains (+0.1–0.3 ms at low load): docs/decisions.md.
 import type { IntakeDeps } from "./intake.ts";
 
 /** A turn of the event loop: what the microtasks queued now (the poll's answer) runs first. */
