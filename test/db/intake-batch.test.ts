@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
-import { findIntakeState, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite } from "../../src/db/intake.ts";
+import { findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
@@ -75,6 +75,28 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
   // Messages by their client id: an index of the bot's messages alone reads all of them (a hot bot's every message, per batch).
   const byClientId = /Index Cond: \(\([\w.]*bot_id = k\.bot_id\) AND \([\w.]*client_message_id = k\.client_id\)/.test(plan);
   expect({ plan, reached, byClientId }).toEqual({ plan, reached: { messages: true, contacts: true, conversations: true }, byClientId: true });
+});
+
+test("a group commit locks its bots' rows in id order, so two processes' commits never wait on each other in a cycle", async () => {
+  const db = await sharedDb();
+  let text = "";
+  const capture: Queryable = {
+    async query<T>(t: string) {
+      text = t;
+      return [] as T[];
+    },
+    async exec() {},
+  };
+  await lockBots(capture, [NIL]);
+  // Whatever the planner picks: without the primary key's ordered scan, the statement itself must sort.
+  const plan = await db.transaction(async (tx) => {
+    await tx.exec("set local enable_indexscan = off; set local enable_bitmapscan = off");
+    return (await tx.query<Record<string, string>>(`explain ${text.replace("$1::uuid[]", `'{${NIL}}'::uuid[]`)}`)).map((row) => Object.values(row)[0]).join("\n");
+  });
+  // The rows are locked as they leave the node below LockRows: that node must deliver them sorted by id.
+  const lines = plan.split("\n");
+  const below = lines[lines.findIndex((l) => l.includes("LockRows")) + 1] ?? "";
+  expect({ plan, sorted: /Sort\b/.test(below) }).toEqual({ plan, sorted: true });
 });
 
 test("a batch's write stores contact, conversation, message and outbox row, and returns them with real dates", async () => {
