@@ -17,27 +17,22 @@ import type { Logger } from "./logger.ts";
 import { loadOrCreateEmbeddedSecret } from "./secrets.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { memoryBus } from "./bus/memory.ts";
-import { natsBus } from "./bus/nats.ts";
 import { createOutboxForgetter } from "./outbox/forget.ts";
 import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./outbox/dispatch.ts";
 import { natsNames, WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
-import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
+import { RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
-import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog, type SqlUpdateLog } from "./updates/sql.ts";
 import type { Effects, PendingUpdate } from "./core/events.ts";
-import { connectNats, onceJetStreamSettles, watchNats, type NatsConnection } from "./nats.ts";
+import type { NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
-import { jetStreamLeases } from "./leases/jetstream.ts";
 import type { EventQueue } from "./queue/queue.ts";
 import { memoryQueue } from "./queue/memory.ts";
-import { jetStreamQueue } from "./queue/jetstream.ts";
 import type { FileStore } from "./files/store.ts";
 import { diskFileStore } from "./files/disk.ts";
-import { natsFileStore } from "./files/nats.ts";
 import { configureFileLinks } from "./file-links.ts";
 import { sweepFiles } from "./domain/files.ts";
 import { platformMailer, type PlatformMailer } from "./delivery/mail/mailer.ts";
@@ -137,10 +132,13 @@ export interface OpenOptions {
   limitScope?: string;
 }
 
-async function openNats(config: Config, name: string): Promise<NatsConnection | undefined> {
-  if (!config.natsUrl) return undefined;
+/** Production's NATS parts; undefined when embedded, which never loads the nats client. */
+type NatsParts = typeof import("./platform-nats.ts");
+
+async function openNats(config: Config, name: string, parts: NatsParts | undefined): Promise<NatsConnection | undefined> {
+  if (!config.natsUrl || !parts) return undefined;
   try {
-    return await connectNats(config.natsUrl, name);
+    return await parts.connectNats(config.natsUrl, name);
   } catch (err) {
     throw new StartupError(`cannot reach NATS_URL: ${(err as Error).message}`);
   }
@@ -197,9 +195,13 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   if (options.migrate ?? config.mode === "embedded") {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
+    // Why: a first start's initdb and migrations leave ~40 MB touched in PGlite's WASM heap,
+    // which never shrinks; a fresh instance idles at what a restart would (docs/decisions.md).
+    if (applied.length && !options.db) await db.reopen?.();
   }
   const jwtSecret = config.jwtSecret ?? loadOrCreateEmbeddedSecret(config.dataDir);
-  const nats = await openNats(config, options.processName ?? "botinbox").catch(async (err) => {
+  const np = config.natsUrl ? await import("./platform-nats.ts") : undefined;
+  const nats = await openNats(config, options.processName ?? "botinbox", np).catch(async (err) => {
     await closeDb();
     throw err;
   });
@@ -212,19 +214,19 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   }
   const names = natsNames(config.natsPrefix);
   const replicas = config.natsReplicas;
-  const bus = nats ? natsBus(nats, { names }) : memoryBus();
+  const bus = nats ? np!.natsBus(nats, { names }) : memoryBus();
   const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
-  const rawLog = sqlLog ?? (await onceJetStreamSettles(() => openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
+  const rawLog = sqlLog ?? (await np!.onceJetStreamSettles(() => np!.openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db);
   const leases = nats
-    ? await onceJetStreamSettles(() => jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
+    ? await np!.onceJetStreamSettles(() => np!.jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
     : memoryLeases({ ttlMs: LEASE_TTL_MS });
-  const queue = nats ? jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
-  const natsHealth = nats ? watchNats(nats, logger) : undefined;
+  const queue = nats ? np!.jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
+  const natsHealth = nats ? np!.watchNats(nats, logger) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats
-    ? await onceJetStreamSettles(() => natsFileStore(nats, names.filesBucket, replicas), logger, "file store")
+    ? await np!.onceJetStreamSettles(() => np!.natsFileStore(nats, names.filesBucket, replicas), logger, "file store")
     : await diskFileStore(join(options.inMemory || options.db ? scratchDir() : config.dataDir, "files"));
   const sweep = setInterval(() => {
     sweepFiles({ db, files }).catch((err: unknown) => logger.warn({ err: String(err) }, "file sweep failed; the next one retries"));
@@ -238,7 +240,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       : () => countPendingLogUpdates(db),
   });
   const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
-    store: await onceJetStreamSettles(() => kvCounterStore(nats, names.rateLimitBucket, replicas), logger, "rate limits"),
+    store: await np!.onceJetStreamSettles(() => np!.kvCounterStore(nats, names.rateLimitBucket, replicas), logger, "rate limits"),
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);

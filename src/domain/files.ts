@@ -2,7 +2,6 @@
 // its type read from its first bytes, its dimensions from the image header; only then is
 // its row written. Which files a message may carry, and their lifecycle, are decided here.
 import { createHash, randomUUID } from "node:crypto";
-import { fileTypeFromBuffer } from "file-type";
 import { imageSize } from "image-size";
 import { AppError, badRequest } from "../core/errors.ts";
 import {
@@ -50,6 +49,8 @@ const MARKUP = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(!doctype\s+html
 
 /** The type the bytes say; the client's Content-Type and file name are never asked. */
 export async function sniffType(head: Uint8Array, name: string): Promise<string> {
+  // Loaded on first upload: file-type stays out of an idle process's memory (docs/decisions.md).
+  const { fileTypeFromBuffer } = await import("file-type");
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
   const text = decodeText(head);
   if (found && found.mime !== "application/xml") return found.mime;
