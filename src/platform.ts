@@ -2,7 +2,7 @@
 // PGlite) and, later, the update log, event bus and leases. Nothing above this file
 // knows which mode it runs in.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Metrics } from "./metrics.ts";
 import { countOutbox, countPendingLogUpdates } from "./db/metrics.ts";
@@ -12,7 +12,6 @@ import type { Db } from "./db/driver.ts";
 import { migrate, pendingMigrations } from "./db/migrate.ts";
 import { DataDirLocked, lockDataDir } from "./db/datadir-lock.ts";
 import { openPglite } from "./db/pglite.ts";
-import { openPostgres } from "./db/postgres.ts";
 import type { Logger } from "./logger.ts";
 import { loadOrCreateEmbeddedSecret } from "./secrets.ts";
 import type { EventBus } from "./bus/bus.ts";
@@ -147,6 +146,8 @@ async function openNats(config: Config, name: string, parts: NatsParts | undefin
 export async function openDb(config: Config, inMemory = false): Promise<Db> {
   if (config.databaseUrl) {
     try {
+      // Loaded here: an embedded process never needs the PostgreSQL client (~2 MB resident).
+      const { openPostgres } = await import("./db/postgres.ts");
       return await openPostgres(config.databaseUrl);
     } catch (err) {
       throw new StartupError(`cannot reach DATABASE_URL: ${(err as Error).message}`);
@@ -171,6 +172,27 @@ export async function openDb(config: Config, inMemory = false): Promise<Db> {
   } };
 }
 
+/**
+ * A fresh embedded data directory is created and migrated by `release` in a child process;
+ * this process then opens it as a restart would. Why: initdb and ~270 migrations leave PGlite's
+ * WASM heap and JIT code ~25 MB larger for the life of the process that ran them (idle RSS
+ * 187 vs 162 MB, docs/decisions.md); a child's memory goes with it. Costs one more bun and
+ * PGlite start (~1-2 s) on a first start only.
+ */
+async function createDataDirApart(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, "pgdata", "PG_VERSION"))) return;
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "release.ts")], {
+    // Empty counts as unset: the child is embedded whatever the parent's environment names.
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", NATS_URL: "" },
+    stdout: "inherit",
+    stderr: "pipe",
+  });
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  if (code === 0) return;
+  const sentence = /release failed: (.*)/.exec(stderr)?.[1] ?? `creating the embedded database in ${join(dataDir, "pgdata")} failed (exit ${code}): ${stderr.trim().split("\n").at(-1) ?? ""}`;
+  throw new StartupError(sentence);
+}
+
 /** A process that does not migrate (production `web`, the workers) refuses an old schema with one sentence. */
 async function assertMigrated(db: Db): Promise<void> {
   const pending = await pendingMigrations(db);
@@ -188,15 +210,18 @@ function countAccepted(metrics: Metrics, dispatch: (effects: Effects) => Promise
 }
 
 export async function openPlatform(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Platform> {
+  const migrates = options.migrate ?? config.mode === "embedded";
+  if (migrates && !config.databaseUrl && !options.db && !options.inMemory) await createDataDirApart(config.dataDir);
   const db = options.db ?? (await openDb(config, options.inMemory));
   const closeDb = async () => {
     if (!options.db) await db.close();
   };
-  if (options.migrate ?? config.mode === "embedded") {
+  if (migrates) {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
-    // Why: a first start's initdb and migrations leave ~40 MB touched in PGlite's WASM heap,
-    // which never shrinks; a fresh instance idles at what a restart would (docs/decisions.md).
+    // Why: an upgrade's migrations leave what they touched in PGlite's WASM heap, which never
+    // shrinks; a fresh instance idles nearer a restart (docs/decisions.md). (A first start's
+    // migrations ran in createDataDirApart's child.)
     if (applied.length && !options.db) await db.reopen?.();
   }
   const jwtSecret = config.jwtSecret ?? loadOrCreateEmbeddedSecret(config.dataDir);
@@ -205,7 +230,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     await closeDb();
     throw err;
   });
-  if (!(options.migrate ?? config.mode === "embedded") && !options.db) {
+  if (!migrates && !options.db) {
     await assertMigrated(db).catch(async (err) => {
       await nats?.close();
       await closeDb();

@@ -18,7 +18,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "botinbox-footprint-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Needed only with NATS_URL, a mail channel, an upload or a push: never at an idle start. */
-const LAZY = ["nats", "imapflow", "mailparser", "nodemailer", "email-reply-parser", "file-type"];
+const LAZY = ["nats", "postgres", "imapflow", "mailparser", "nodemailer", "email-reply-parser", "file-type", "image-size"];
 
 async function startAndReport(): Promise<{ loaded: string[]; rssMb: number }> {
   const proc = Bun.spawn([process.execPath, join(ROOT, "test/support/embedded-footprint.ts")], {
