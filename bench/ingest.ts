@@ -143,7 +143,7 @@ async function start(name: string, cmd: string[], env: Record<string, string>, l
 
 async function startBun(name: string, entry: string, env: Record<string, string>, logDir: string): Promise<Service> {
   // BENCH_PROFILE=<dir>: the product writes a CPU profile there (bun --cpu-prof-md) when it stops.
-  const flags = name === "product" && process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const flags = name === "product" && process.env.BENCH_PROFILE ? [process.env.BENCH_PROFILE_FORMAT === "json" ? "--cpu-prof" : "--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   return start(name, [BUN, ...flags, join(ROOT, entry)], env, logDir, await freePort());
 }
 

@@ -44,7 +44,12 @@ export async function onceJetStreamSettles<T>(step: () => Promise<T>, logger?: L
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
   // Reconnects forever: a NATS restart is an outage to ride out, never a reason to exit.
   // NATS_URL may list a cluster's seeds, comma-separated; the client learns the rest from them.
-  const nc = await connect({ servers: url.split(",").map((s) => s.trim()).filter(Boolean), name, timeout: CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: RECONNECT_WAIT_MS });
+  const nc = await connect({
+    servers: url.split(",").map((s) => s.trim()).filter(Boolean), name, timeout: CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: RECONNECT_WAIT_MS,
+    // Every request (each JetStream publish is one) would otherwise build two Error objects for
+    // their stack traces, used only if it times out: 1.7 % of an ingesting process's CPU samples.
+    noAsyncTraces: true,
+  });
   // JetStream must be enabled on the server: fail now rather than at the first publish.
   await nc.jetstreamManager({ timeout: NATS_REQUEST_TIMEOUT_MS });
   return nc;

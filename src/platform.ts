@@ -2,7 +2,7 @@
 // PGlite) and, later, the update log, event bus and leases. Nothing above this file
 // knows which mode it runs in.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Metrics } from "./metrics.ts";
 import { countOutbox, countPendingLogUpdates } from "./db/metrics.ts";
@@ -12,32 +12,26 @@ import type { Db } from "./db/driver.ts";
 import { migrate, pendingMigrations } from "./db/migrate.ts";
 import { DataDirLocked, lockDataDir } from "./db/datadir-lock.ts";
 import { openPglite } from "./db/pglite.ts";
-import { openPostgres } from "./db/postgres.ts";
 import type { Logger } from "./logger.ts";
 import { loadOrCreateEmbeddedSecret } from "./secrets.ts";
 import type { EventBus } from "./bus/bus.ts";
 import { memoryBus } from "./bus/memory.ts";
-import { natsBus } from "./bus/nats.ts";
 import { createOutboxForgetter } from "./outbox/forget.ts";
 import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateSink } from "./outbox/dispatch.ts";
 import { natsNames, WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
-import { kvCounterStore, RateLimiter } from "./ratelimit.ts";
+import { RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
-import { openJetStreamLog } from "./updates/jetstream.ts";
 import { openSqlLog, type SqlUpdateLog } from "./updates/sql.ts";
 import type { Effects, PendingUpdate } from "./core/events.ts";
-import { connectNats, onceJetStreamSettles, watchNats, type NatsConnection } from "./nats.ts";
+import type { NatsConnection } from "./nats.ts";
 import type { Leases } from "./leases/leases.ts";
 import { memoryLeases } from "./leases/memory.ts";
-import { jetStreamLeases } from "./leases/jetstream.ts";
 import type { EventQueue } from "./queue/queue.ts";
 import { memoryQueue } from "./queue/memory.ts";
-import { jetStreamQueue } from "./queue/jetstream.ts";
 import type { FileStore } from "./files/store.ts";
 import { diskFileStore } from "./files/disk.ts";
-import { natsFileStore } from "./files/nats.ts";
 import { configureFileLinks } from "./file-links.ts";
 import { sweepFiles } from "./domain/files.ts";
 import { platformMailer, type PlatformMailer } from "./delivery/mail/mailer.ts";
@@ -137,10 +131,13 @@ export interface OpenOptions {
   limitScope?: string;
 }
 
-async function openNats(config: Config, name: string): Promise<NatsConnection | undefined> {
-  if (!config.natsUrl) return undefined;
+/** Production's NATS parts; undefined when embedded, which never loads the nats client. */
+type NatsParts = typeof import("./platform-nats.ts");
+
+async function openNats(config: Config, name: string, parts: NatsParts | undefined): Promise<NatsConnection | undefined> {
+  if (!config.natsUrl || !parts) return undefined;
   try {
-    return await connectNats(config.natsUrl, name);
+    return await parts.connectNats(config.natsUrl, name);
   } catch (err) {
     throw new StartupError(`cannot reach NATS_URL: ${(err as Error).message}`);
   }
@@ -149,6 +146,8 @@ async function openNats(config: Config, name: string): Promise<NatsConnection | 
 export async function openDb(config: Config, inMemory = false): Promise<Db> {
   if (config.databaseUrl) {
     try {
+      // Loaded here: an embedded process never needs the PostgreSQL client (~2 MB resident).
+      const { openPostgres } = await import("./db/postgres.ts");
       return await openPostgres(config.databaseUrl);
     } catch (err) {
       throw new StartupError(`cannot reach DATABASE_URL: ${(err as Error).message}`);
@@ -173,6 +172,27 @@ export async function openDb(config: Config, inMemory = false): Promise<Db> {
   } };
 }
 
+/**
+ * A fresh embedded data directory is created and migrated by `release` in a child process;
+ * this process then opens it as a restart would. Why: initdb and ~270 migrations leave PGlite's
+ * WASM heap and JIT code ~25 MB larger for the life of the process that ran them (idle RSS
+ * 187 vs 162 MB, docs/decisions.md); a child's memory goes with it. Costs one more bun and
+ * PGlite start (~1-2 s) on a first start only.
+ */
+async function createDataDirApart(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, "pgdata", "PG_VERSION"))) return;
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "release.ts")], {
+    // Empty counts as unset: the child is embedded whatever the parent's environment names.
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", NATS_URL: "" },
+    stdout: "inherit",
+    stderr: "pipe",
+  });
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  if (code === 0) return;
+  const sentence = /release failed: (.*)/.exec(stderr)?.[1] ?? `creating the embedded database in ${join(dataDir, "pgdata")} failed (exit ${code}): ${stderr.trim().split("\n").at(-1) ?? ""}`;
+  throw new StartupError(sentence);
+}
+
 /** A process that does not migrate (production `web`, the workers) refuses an old schema with one sentence. */
 async function assertMigrated(db: Db): Promise<void> {
   const pending = await pendingMigrations(db);
@@ -190,20 +210,27 @@ function countAccepted(metrics: Metrics, dispatch: (effects: Effects) => Promise
 }
 
 export async function openPlatform(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Platform> {
+  const migrates = options.migrate ?? config.mode === "embedded";
+  if (migrates && !config.databaseUrl && !options.db && !options.inMemory) await createDataDirApart(config.dataDir);
   const db = options.db ?? (await openDb(config, options.inMemory));
   const closeDb = async () => {
     if (!options.db) await db.close();
   };
-  if (options.migrate ?? config.mode === "embedded") {
+  if (migrates) {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
+    // Why: an upgrade's migrations leave what they touched in PGlite's WASM heap, which never
+    // shrinks; a fresh instance idles nearer a restart (docs/decisions.md). (A first start's
+    // migrations ran in createDataDirApart's child.)
+    if (applied.length && !options.db) await db.reopen?.();
   }
   const jwtSecret = config.jwtSecret ?? loadOrCreateEmbeddedSecret(config.dataDir);
-  const nats = await openNats(config, options.processName ?? "botinbox").catch(async (err) => {
+  const np = config.natsUrl ? await import("./platform-nats.ts") : undefined;
+  const nats = await openNats(config, options.processName ?? "botinbox", np).catch(async (err) => {
     await closeDb();
     throw err;
   });
-  if (!(options.migrate ?? config.mode === "embedded") && !options.db) {
+  if (!migrates && !options.db) {
     await assertMigrated(db).catch(async (err) => {
       await nats?.close();
       await closeDb();
@@ -212,19 +239,19 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   }
   const names = natsNames(config.natsPrefix);
   const replicas = config.natsReplicas;
-  const bus = nats ? natsBus(nats, { names }) : memoryBus();
+  const bus = nats ? np!.natsBus(nats, { names }) : memoryBus();
   const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
-  const rawLog = sqlLog ?? (await onceJetStreamSettles(() => openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
+  const rawLog = sqlLog ?? (await np!.onceJetStreamSettles(() => np!.openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db);
   const leases = nats
-    ? await onceJetStreamSettles(() => jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
+    ? await np!.onceJetStreamSettles(() => np!.jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
     : memoryLeases({ ttlMs: LEASE_TTL_MS });
-  const queue = nats ? jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
-  const natsHealth = nats ? watchNats(nats, logger) : undefined;
+  const queue = nats ? np!.jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
+  const natsHealth = nats ? np!.watchNats(nats, logger) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats
-    ? await onceJetStreamSettles(() => natsFileStore(nats, names.filesBucket, replicas), logger, "file store")
+    ? await np!.onceJetStreamSettles(() => np!.natsFileStore(nats, names.filesBucket, replicas), logger, "file store")
     : await diskFileStore(join(options.inMemory || options.db ? scratchDir() : config.dataDir, "files"));
   const sweep = setInterval(() => {
     sweepFiles({ db, files }).catch((err: unknown) => logger.warn({ err: String(err) }, "file sweep failed; the next one retries"));
@@ -238,7 +265,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
       : () => countPendingLogUpdates(db),
   });
   const limiter = new RateLimiter(config.rateLimits, options.now, nats && config.rateLimits ? {
-    store: await onceJetStreamSettles(() => kvCounterStore(nats, names.rateLimitBucket, replicas), logger, "rate limits"),
+    store: await np!.onceJetStreamSettles(() => np!.kvCounterStore(nats, names.rateLimitBucket, replicas), logger, "rate limits"),
     scope: options.limitScope ?? (options.db ? randomUUID() : "deployment"),
     onError: (err) => logger.warn({ err: String(err) }, "shared rate limits unreachable; counting in this process meanwhile"),
   } : undefined);

@@ -6,7 +6,7 @@
 // limit can thus be overshot by what the other processes admit within one sync interval
 // (plus NATS latency) before the total reaches them; never by more than processes × limit.
 import { createHash } from "node:crypto";
-import { KvWatchInclude, StorageType, type KV, type NatsConnection } from "nats";
+import type { KV, NatsConnection } from "nats";
 import { rateLimited } from "./core/errors.ts";
 import { DEFAULT_NATS_NAMES } from "./core/subjects.ts";
 
@@ -208,6 +208,8 @@ const isWrongLastSequence = (err: unknown) =>
  * memory: limits need not survive a NATS restart, and a counter outlives the longest window.
  */
 export async function kvCounterStore(nc: NatsConnection, bucket = RATE_LIMIT_BUCKET, replicas = 1): Promise<CounterStore> {
+  // Loaded here, not at the top: the embedded process (no NATS) never loads the nats client.
+  const { KvWatchInclude, StorageType } = await import("nats");
   const kv: KV = await nc.jetstream().views.kv(bucket, { history: 1, ttl: SHARED_MAX_WINDOW_MS, storage: StorageType.Memory, replicas });
   return {
     async add(key, delta, last) {

@@ -10,6 +10,7 @@ import { SecretBox } from "./secrets.ts";
 import { ActorSystem } from "./actors/system.ts";
 import type { BotActorDeps } from "./actors/bot.ts";
 import type { IntakeDeps } from "./actors/intake.ts";
+import { IntakeCommitter } from "./actors/intake-committer.ts";
 import type { DbBot } from "./db/bots.ts";
 import { botDirectory, type BotDirectory } from "./domain/directory.ts";
 import type { ConversationDeps } from "./domain/conversations.ts";
@@ -87,7 +88,7 @@ export function wire(platform: Platform): Wiring {
     sendPerSecond: config.limits.botSendPerSecond, stopping: platform.stopping, now: platform.now,
   };
   const intakeDeps: IntakeDeps = {
-    db,
+    committer: new IntakeCommitter({ db, logInTransaction: outbox.logInTransaction }),
     publishUpdates: outbox.publishUpdates,
     forgetPublished: outbox.forgetPublished,
     publishEvents: (effects) => void outbox.dispatch(effects),

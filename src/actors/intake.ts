@@ -1,24 +1,19 @@
 // IntakeActor: one per bot per process; group commit for the bot's incoming messages. Every
-// message that arrives while a batch is being written waits for the next batch, and a batch
-// is ONE transaction (a handful of statements whatever its size: arrays unnested
-// server-side, the inserts in one statement, pipelined on the connection) followed by one
-// pipelined publish of its updates.
+// message that arrives while a batch is being written waits for the next batch; a batch is
+// committed by the process's IntakeCommitter (one transaction, shared with the other bots'
+// ready batches: a handful of statements whatever its size) and followed by one pipelined
+// publish of its updates.
 // Each request is answered when its batch is committed and durable in the update log.
 //
 // The queue is the actor's mailbox: batches run one at a time, outside the actor system's
 // per-message mailbox so that a request only waits for the batch in flight, never a queue.
 import type { ActorHooks } from "./system.ts";
-import type { Db, Queryable } from "../db/driver.ts";
-import type { NewUpdate } from "../updates/log.ts";
-import type { DbContact } from "../db/contacts.ts";
-import type { DbConversation } from "../db/conversations.ts";
-import { findConversationsByIds, findIntakeState, lockBotCounters, touchConversationsForIncoming, writeIncomingBatch } from "../db/intake.ts";
 import { toConversation, toMessage } from "../db/view.ts";
-import { conflict, isDependencyOutage, notFound } from "../core/errors.ts";
+import { conflict, isDependencyOutage } from "../core/errors.ts";
 import { noEffects, type Effects, type PendingUpdate } from "../core/events.ts";
-import { json } from "../db/driver.ts";
 import type { Accepted } from "./conversation.ts";
-import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
+import type { Committed, IntakeCommitter } from "./intake-committer.ts";
+import type { IntakeItem } from "./intake-plan.ts";
 
 /**
  * Why: bounds one transaction (its statements, how long it holds the bot row's lock, one
@@ -27,7 +22,8 @@ import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
 export const MAX_INTAKE_BATCH = 256;
 
 export interface IntakeDeps {
-  db: Db;
+  /** The process's committer, shared by every bot's actor. */
+  committer: Pick<IntakeCommitter, "commit">;
   /** Makes a batch's committed updates durable in the log and wakes pollers; resolves when they are. */
   publishUpdates(botId: string, updates: PendingUpdate[]): Promise<void>;
   /** Removes published rows from the outbox; nobody waits for it (the relay republishes what is left). */
@@ -41,27 +37,16 @@ export interface IntakeDeps {
   committed?(botId: string, updates: PendingUpdate[]): void;
   /**
    * Present when the update log lives in the same database (embedded): updates are written
-   * by the batch's own transaction instead of through the outbox, and after commit pollers
-   * are only woken (`wake`), nothing is published.
+   * by the batch's own transaction (the committer's) instead of through the outbox, and after
+   * commit pollers are only woken (`wake`), nothing is published.
    */
-  logInTransaction?: {
-    append(tx: Queryable, botId: string, updates: NewUpdate[]): Promise<void>;
-    wake(botId: string, updates: PendingUpdate[]): Promise<void>;
-  };
+  logInTransaction?: { wake(botId: string, updates: PendingUpdate[]): Promise<void> };
 }
 
 interface Waiting {
   item: IntakeItem;
   resolve(accepted: Accepted): void;
   reject(err: unknown): void;
-}
-
-interface Committed {
-  plan: BatchPlan;
-  conversations: Map<string, DbConversation>;
-  contacts: Map<string, DbContact>;
-  /** Each update's payload encoded once, for its outbox row and its log message alike. */
-  updateJson: (string | undefined)[];
 }
 
 export class IntakeActor implements ActorHooks {
@@ -110,7 +95,7 @@ export class IntakeActor implements ActorHooks {
   /** The batch's transaction; on failure every request of it is answered here and undefined returned. */
   private async commitOrAnswer(batch: Waiting[]): Promise<Committed | undefined> {
     try {
-      return await this.commit(batch.map((w) => w.item));
+      return await this.deps.committer.commit(batch[0]!.item.input.bot, batch.map((w) => w.item));
     } catch (err) {
       // One bad row must not fail its neighbours: alone, only it fails. An outage fails them all.
       if (batch.length > 1 && !isDependencyOutage(err)) {
@@ -164,47 +149,6 @@ export class IntakeActor implements ActorHooks {
     });
   }
 
-  private async commit(items: IntakeItem[]): Promise<Committed> {
-    const { db } = this.deps;
-    const bot = items[0]!.input.bot;
-    const clientIds = [...new Set(items.map((i) => i.input.clientMessageId).filter((id): id is string => id !== null))];
-    const keys = [...new Set(items.map((i) => i.input.contactKey))];
-    const chats = [...new Set(items.map((i) => i.chatId))];
-    return db.transactionCommitBehind(async (tx) => {
-      // The look-ups (one statement) run after the lock is granted (one connection runs them in
-      // order), so they see everything committed before: one round trip for both.
-      const [counters, { twins, contacts, conversations }] = await inOrder(db, [
-        () => lockBotCounters(tx, bot.id),
-        () => findIntakeState(tx, bot.id, clientIds, keys, chats),
-      ] as const);
-      if (!counters) throw notFound("bot");
-      const plan = planBatch(items, { counters, twins, contacts, conversations });
-      const byId = new Map(conversations.map((c) => [c.id, c]));
-      const contactById = new Map(contacts.map((c) => [c.id, c]));
-      for (const c of await findConversationsByIds(tx, twins.map((t) => t.conversation_id).filter((id) => !byId.has(id)))) byId.set(c.id, c);
-      if (plan.messages.length === 0) return { last: Promise.resolve({ plan, conversations: byId, contacts: contactById, updateJson: [] }) };
-      const updateJson = this.deps.logInTransaction ? [] : plan.updates.map((u) => json(u.payload));
-      // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
-      const inTransaction = this.deps.logInTransaction;
-      const writes = inOrder(db, [
-        () => writeIncomingBatch(tx, {
-          botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
-          messages: plan.messageWrites,
-          outbox: inTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson[i]! })),
-        }),
-        () => touchConversationsForIncoming(tx, plan.touches),
-        () => (inTransaction ? inTransaction.append(tx, bot.id, plan.updates) : Promise.resolve()),
-      ] as const);
-      return {
-        last: writes.then(([written, touched]) => {
-          for (const c of written.contacts) contactById.set(c.id, c);
-          for (const c of [...written.conversations, ...touched]) byId.set(c.id, c);
-          return { plan, conversations: byId, contacts: contactById, updateJson };
-        }),
-      };
-    });
-  }
-
   private acceptedNew({ plan, conversations }: Committed, index: number): Accepted {
     const { message } = plan.messages[index]!;
     return { message, conversation: conversations.get(message.conversation_id)!, repeated: false };
@@ -247,17 +191,3 @@ const otherChannel = (channel: string) =>
  * request is read, written and answered before the next is even accepted (batches of one).
  */
 const eventLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-type Results<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
-
-/**
- * Runs a transaction's statements in order. On PostgreSQL they are sent back to back on the
- * transaction's connection (one round trip for all); PGlite runs one statement at a time anyway.
- */
-async function inOrder<const T extends readonly (() => Promise<unknown>)[]>(db: Pick<Db, "kind">, steps: T): Promise<Results<T>> {
-  if (db.kind === "postgres") return (await Promise.all(steps.map((step) => step()))) as Results<T>;
-  const results: unknown[] = [];
-  for (const step of steps) results.push(await step());
-  return results as Results<T>;
-}
-

@@ -27,6 +27,11 @@ export interface Db extends Queryable {
    * it is crash-consistent (what a restart after kill -9 would recover); `npm run backup`.
    */
   snapshot?(): Promise<Blob>;
+  /**
+   * Embedded only: closes and opens the database again. PGlite's WASM heap never shrinks, so
+   * what initdb and a run of migrations touched stays resident until the instance is dropped.
+   */
+  reopen?(): Promise<void>;
   close(): Promise<void>;
 }
 

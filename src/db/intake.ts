@@ -14,39 +14,52 @@ export interface DbBotCounters {
   last_contact_number: number;
 }
 
-/**
- * Locks the bot row for the rest of the transaction and reads its counters. Every writer of
- * a bot's numbered rows takes this lock first, so while it is held no other transaction can
- * add this bot's contacts, conversations, messages or updates: what the batch reads next is
- * complete, and the numbers it hands out are contiguous. Undefined when the bot is gone.
- */
-export async function lockBotCounters(db: Queryable, botId: string): Promise<DbBotCounters | undefined> {
-  const rows = await db.query<DbBotCounters>(
-    `select last_message_id, last_update_id, last_conversation_number, last_contact_number from bots where id = $1 for update`,
-    [botId],
-  );
-  return rows[0];
+/** A bot's counters as its lock returns them. */
+export interface DbLockedBot extends DbBotCounters {
+  id: string;
 }
 
 /**
- * The messages of bot $1 carrying one of the client ids in $2, one index probe per id: `offset 0`
- * keeps the lateral subquery a probe of the (bot, client id) index parameterised on both columns.
- * Flattened into a join, or written `= any($2)`, the generic plan PostgreSQL keeps probed by bot
- * alone and read every message of the bot that has a client id (the hot-bot bench fell from
- * 3,446 to 144 msgs/s in three runs as the bot's messages grew).
+ * Locks the rows of the bots for the rest of the transaction, in id order, and reads their
+ * counters. Every writer of a bot's numbered rows takes its bot's lock first, so while it is
+ * held no other transaction can add that bot's contacts, conversations, messages or updates:
+ * what the batch reads next is complete, and the numbers it hands out are contiguous. The
+ * order (the sort runs below the row locking) is what lets two processes' group commits lock
+ * overlapping sets of bots without a deadlock. A bot that is gone has no row.
  */
-const TWINS_BY_CLIENT_ID = `select m.* from unnest($2::text[]) as k(client_id)
+export async function lockBots(db: Queryable, botIds: string[]): Promise<DbLockedBot[]> {
+  return db.query<DbLockedBot>(
+    `select id, last_message_id, last_update_id, last_conversation_number, last_contact_number
+     from bots where id = any($1::uuid[]) order by id for update`,
+    [botIds],
+  );
+}
+
+/**
+ * The messages carrying one of the (bot $1[i], client id $2[i]) pairs, one index probe per pair:
+ * `offset 0` keeps the lateral subquery a probe of the (bot, client id) index parameterised on
+ * both columns. Flattened into a join, or written `= any($2)`, the generic plan PostgreSQL keeps
+ * probed by bot alone and read every message of the bot that has a client id (the hot-bot bench
+ * fell from 3,446 to 144 msgs/s in three runs as the bot's messages grew).
+ */
+const TWINS_BY_CLIENT_ID = `select m.* from unnest($1::uuid[], $2::text[]) as k(bot_id, client_id)
      cross join lateral (select ${MESSAGE_COLUMNS} from messages m
-       where m.bot_id = $1 and m.client_message_id = k.client_id and m.client_message_id is not null offset 0) m`;
+       where m.bot_id = k.bot_id and m.client_message_id = k.client_id and m.client_message_id is not null offset 0) m`;
 
 export async function findMessagesByClientIds(db: Queryable, botId: string, clientIds: string[]): Promise<DbMessage[]> {
   if (clientIds.length === 0) return [];
-  return db.query<DbMessage>(TWINS_BY_CLIENT_ID, [botId, clientIds]);
+  return db.query<DbMessage>(TWINS_BY_CLIENT_ID, [clientIds.map(() => botId), clientIds]);
 }
 
-/** What a batch reads under the bot row's lock, in one statement (findIntakeState). */
+/** A key of one bot: a client message id, a contact key or a chat id. */
+export interface BotKey {
+  botId: string;
+  key: string;
+}
+
+/** What a group commit reads under its bots' locks, in one statement (findIntakeState); each row names its bot. */
 export interface DbIntakeState {
-  /** Committed messages of the bot carrying one of the batch's client_message_ids. */
+  /** Committed messages carrying one of the batch's client_message_ids. */
   twins: DbMessage[];
   /** The batch's senders that are known contacts. */
   contacts: DbContact[];
@@ -55,23 +68,23 @@ export interface DbIntakeState {
 }
 
 /**
- * A batch's three look-ups (its client_message_ids, its senders, its chats) as ONE statement:
- * one plan, one executor start and one answer instead of three. Sent after the lock statement,
- * never inside it: a statement's snapshot is taken when it starts, so reads in the statement
- * that waits for the lock would miss what the lock's previous holder committed. Each client
- * id, sender and chat is one index probe, whatever the planner knows (PGlite never gathers
- * statistics, and without them it scanned every contact of the bot for "= any(...)"), so the
- * generic plan PostgreSQL keeps for the statement reads by index whatever the tables held
- * then (client ids: TWINS_BY_CLIENT_ID).
+ * A group commit's three look-ups (its client_message_ids, its senders, its chats, each of its
+ * bot) as ONE statement: one plan, one executor start and one answer instead of three per bot.
+ * Sent after the lock statement, never inside it: a statement's snapshot is taken when it
+ * starts, so reads in the statement that waits for the lock would miss what the lock's previous
+ * holder committed. Each client id, sender and chat is one index probe, whatever the planner
+ * knows (PGlite never gathers statistics, and without them it scanned every contact of the bot
+ * for "= any(...)"), so the generic plan PostgreSQL keeps for the statement reads by index
+ * whatever the tables held then (client ids: TWINS_BY_CLIENT_ID).
  */
-export async function findIntakeState(db: Queryable, botId: string, clientIds: string[], keys: string[], chats: string[]): Promise<DbIntakeState> {
+export async function findIntakeState(db: Queryable, clientIds: BotKey[], senders: BotKey[], chats: BotKey[]): Promise<DbIntakeState> {
   const rows = await db.query<{ twins: Json<DbMessage>[] | null; contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
     `select (select json_agg(t) from (${TWINS_BY_CLIENT_ID}) t) as twins,
-       (select json_agg(c) from unnest($3::text[]) as k(key)
-          cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = $1 and contact_key = k.key limit 1) c) as contacts,
-       (select json_agg(v) from unnest($4::text[]) as k(chat_id)
-          cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = $1 and c.chat_id = k.chat_id limit 1) v) as conversations`,
-    [botId, clientIds, keys, chats],
+       (select json_agg(c) from unnest($3::uuid[], $4::text[]) as k(bot_id, key)
+          cross join lateral (select ${CONTACT_COLUMNS} from contacts where bot_id = k.bot_id and contact_key = k.key limit 1) c) as contacts,
+       (select json_agg(v) from unnest($5::uuid[], $6::text[]) as k(bot_id, chat_id)
+          cross join lateral (select ${CONVERSATION_COLUMNS} from conversations c where c.bot_id = k.bot_id and c.chat_id = k.chat_id limit 1) v) as conversations`,
+    [...botKeyParams(clientIds), ...botKeyParams(senders), ...botKeyParams(chats)],
   );
   const row = rows[0];
   return {
@@ -80,6 +93,8 @@ export async function findIntakeState(db: Queryable, botId: string, clientIds: s
     conversations: (row?.conversations ?? []).map(reviveConversation),
   };
 }
+
+const botKeyParams = (keys: BotKey[]) => [keys.map((k) => k.botId), keys.map((k) => k.key)];
 
 export async function findConversationsByIds(db: Queryable, ids: string[]): Promise<DbConversation[]> {
   if (ids.length === 0) return [];
@@ -134,8 +149,8 @@ export interface ConversationTouch {
   contactId: string;
 }
 
-/** Everything one group commit writes; any list may be empty. */
-export interface IncomingBatchWrite {
+/** What one group commit writes for one of its bots; any list may be empty. */
+export interface BotBatchWrite {
   botId: string;
   ownerId: string;
   counters: DbBotCounters;
@@ -147,36 +162,36 @@ export interface IncomingBatchWrite {
 }
 
 export interface IncomingBatchWritten {
-  /** New contacts and known ones the batch told more about, as stored. */
+  /** New contacts and known ones the batch told more about, as stored (each names its bot). */
   contacts: DbContact[];
   /** The conversations the batch created, as stored. */
   conversations: DbConversation[];
 }
 
 /**
- * A batch's inserts in ONE statement (data-modifying CTEs): the server plans, starts and
- * answers one statement per batch instead of five, which is most of a small batch's cost.
- * All parts see the same snapshot and write disjoint rows; foreign keys are checked at the
- * end of the statement, so a message may name a conversation or contact inserted beside
- * it. The text never varies (empty arrays write nothing), so it is prepared once per
- * connection, and PostgreSQL soon keeps one generic plan for it: which is why the touch of
- * known conversations is not part of it (a generic plan made while the table was small
- * seq-scanned conversations for it, measured), see touchConversationsForIncoming.
+ * A group commit's inserts, for all its bots, in ONE statement (data-modifying CTEs): the
+ * server plans, starts and answers one statement per transaction instead of five per bot,
+ * which is most of a small batch's cost. All parts see the same snapshot and write disjoint
+ * rows; foreign keys are checked at the end of the statement, so a message may name a
+ * conversation or contact inserted beside it. The text never varies (empty arrays write
+ * nothing), so it is prepared once per connection, and PostgreSQL soon keeps one generic plan
+ * for it: which is why the touch of known conversations is not part of it (a generic plan
+ * made while the table was small seq-scanned conversations for it, measured), see
+ * touchConversationsForIncoming.
  */
-export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): Promise<IncomingBatchWritten> {
+export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[]): Promise<IncomingBatchWritten> {
   const rows = await db.query<{ contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
-    `with counters as (
-       update bots set last_message_id = $3, last_update_id = $4, last_conversation_number = $5, last_contact_number = $6 where id = $1
-     ), upserted as (${UPSERT_CONTACTS}), created as (${INSERT_CONVERSATIONS}), inserted as (${INSERT_MESSAGES}
+    `with counters as (${UPDATE_COUNTERS}), upserted as (${UPSERT_CONTACTS}), created as (${INSERT_CONVERSATIONS}), inserted as (${INSERT_MESSAGES}
      ), queued as (${INSERT_OUTBOX}), reported as (${INSERT_REPORT_CONVERSATIONS}), counted as (${COUNT_REPORT_QUARTERS}
      ), rolled_up as (${ROLLUP_WRITTEN})
      select (select json_agg(u) from upserted u) as contacts, (select json_agg(c) from created c) as conversations,
             (select flag from rolled_up) as report_rollup`,
     [
-      w.botId, w.ownerId, w.counters.last_message_id, w.counters.last_update_id, w.counters.last_conversation_number, w.counters.last_contact_number,
-      ...contactParams(w.contacts), ...conversationParams(w.conversations), ...messageParams(w.messages),
-      w.outbox.map((r) => r.updateId), w.outbox.map((r) => r.payload),
-      w.conversations.map((r) => r.earliestAt.toISOString()), w.messages.map((r) => r.channel),
+      bots.map((b) => b.botId), ...(["last_message_id", "last_update_id", "last_conversation_number", "last_contact_number"] as const).map((c) => bots.map((b) => b.counters[c])),
+      ...ofEachBot(bots, (b) => b.contacts, contactParams), ...ofEachBot(bots, (b) => b.conversations, conversationParams),
+      ...ofEachBot(bots, (b) => b.messages, messageParams),
+      ...outboxParams(bots),
+      bots.flatMap((b) => b.conversations.map((r) => r.earliestAt.toISOString())), bots.flatMap((b) => b.messages.map((r) => r.channel)),
     ],
   );
   const row = rows[0];
@@ -184,6 +199,17 @@ export async function writeIncomingBatch(db: Queryable, w: IncomingBatchWrite): 
     contacts: (row?.contacts ?? []).map(reviveContact),
     conversations: (row?.conversations ?? []).map(reviveConversation),
   };
+}
+
+const outboxParams = (bots: BotBatchWrite[]) => {
+  const rows = bots.flatMap((b) => b.outbox.map((r) => ({ ...r, botId: b.botId })));
+  return [rows.map((r) => r.botId), rows.map((r) => r.updateId), rows.map((r) => r.payload)];
+};
+
+/** One part's rows of every bot, flattened: each row's bot and owner, then the part's own columns. */
+function ofEachBot<R>(bots: BotBatchWrite[], part: (b: BotBatchWrite) => R[], columns: (rows: R[]) => unknown[][]): unknown[][] {
+  const rows = bots.flatMap((b) => part(b).map((row) => ({ row, botId: b.botId, ownerId: b.ownerId })));
+  return [rows.map((r) => r.botId), rows.map((r) => r.ownerId), ...columns(rows.map((r) => r.row))];
 }
 
 /** A row as json_agg renders it: timestamps are ISO strings. */
@@ -199,13 +225,21 @@ const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
   handed_over_at: c.handed_over_at === null ? null : new Date(c.handed_over_at),
 });
 
-// Parameters $1 bot, $2 owner, $3–$6 counters, then each part's arrays in the order below.
+// Parameters: $1 the bots, $2–$5 their counters; then each part's rows, each row's bot and owner
+// first ($6–$16 contacts, $17–$26 conversations, $27–$38 messages), $39–$41 outbox rows, and
+// $42–$43 for the reports (below).
+
+/** The bots' counters after the batch; `= any($1)` gives the planner the primary key even without statistics. */
+const UPDATE_COUNTERS = `update bots b set last_message_id = v.message_id, last_update_id = v.update_id, last_conversation_number = v.conversation_number,
+       last_contact_number = v.contact_number
+     from unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[]) as v(id, message_id, update_id, conversation_number, contact_number)
+     where b.id = v.id and b.id = any($1::uuid[])`;
 
 /** New contacts, and known ones the batch tells more about (fields are filled in, never erased). */
 const UPSERT_CONTACTS = `insert into contacts (id, bot_id, owner_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone)
-     select v.id, $1::uuid, $2::uuid, v.number, v.key, v.ext, v.first, v.last, v.name, v.email, v.phone
-     from unnest($7::uuid[], $8::int8[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
-       as v(id, number, key, ext, first, last, name, email, phone)
+     select v.id, v.bot_id, v.owner_id, v.number, v.key, v.ext, v.first, v.last, v.name, v.email, v.phone
+     from unnest($6::uuid[], $7::uuid[], $8::uuid[], $9::int8[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+       as v(bot_id, owner_id, id, number, key, ext, first, last, name, email, phone)
      on conflict (bot_id, contact_key) do update set
        external_user_id = coalesce(excluded.external_user_id, contacts.external_user_id),
        first_name = coalesce(excluded.first_name, contacts.first_name),
@@ -224,9 +258,9 @@ const contactParams = (rows: ContactWrite[]) => [rows.map((r) => r.id), rows.map
  * every index of the row a second time (last_message_at is indexed, so it is never HOT).
  */
 const INSERT_CONVERSATIONS = `insert into conversations as c (id, bot_id, owner_id, number, chat_id, channel, contact_id, message_count, last_message_id, last_message_at)
-     select v.id, $1::uuid, $2::uuid, v.number, v.chat_id, v.channel, v.contact_id, v.message_count, v.last_message_id, greatest(now(), v.latest_at)
-     from unnest($16::uuid[], $17::int8[], $18::text[], $19::text[], $20::uuid[], $21::int4[], $22::uuid[], $23::timestamptz[])
-       as v(id, number, chat_id, channel, contact_id, message_count, last_message_id, latest_at)
+     select v.id, v.bot_id, v.owner_id, v.number, v.chat_id, v.channel, v.contact_id, v.message_count, v.last_message_id, greatest(now(), v.latest_at)
+     from unnest($17::uuid[], $18::uuid[], $19::uuid[], $20::int8[], $21::text[], $22::text[], $23::uuid[], $24::int4[], $25::uuid[], $26::timestamptz[])
+       as v(bot_id, owner_id, id, number, chat_id, channel, contact_id, message_count, last_message_id, latest_at)
      returning ${CONVERSATION_COLUMNS}`;
 const conversationParams = (rows: ConversationWrite[]) => [rows.map((r) => r.id), rows.map((r) => r.number), rows.map((r) => r.chatId),
   rows.map((r) => r.channel), rows.map((r) => r.contactId), rows.map((r) => r.messageCount), rows.map((r) => r.lastMessageId),
@@ -234,10 +268,11 @@ const conversationParams = (rows: ConversationWrite[]) => [rows.map((r) => r.id)
 
 const INSERT_MESSAGES = `insert into messages as m (id, bot_id, owner_id, conversation_id, message_id, direction, sender, contact_id, from_id, text,
                                 metadata, client_message_id, created_at, attachments)
-     select v.id, $1::uuid, $2::uuid, v.conversation_id, v.message_id, 'in', 'user', v.contact_id, v.from_id, v.text,
+     select v.id, v.bot_id, v.owner_id, v.conversation_id, v.message_id, 'in', 'user', v.contact_id, v.from_id, v.text,
             v.metadata::jsonb, v.client_message_id, v.created_at, v.attachments::jsonb
-     from unnest($24::uuid[], $25::uuid[], $26::int8[], $27::uuid[], $28::text[], $29::text[], $30::text[], $31::text[], $32::timestamptz[], $33::text[])
-       as v(id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at, attachments)`;
+     from unnest($27::uuid[], $28::uuid[], $29::uuid[], $30::uuid[], $31::int8[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[],
+                 $37::timestamptz[], $38::text[])
+       as v(bot_id, owner_id, id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at, attachments)`;
 const messageParams = (rows: IncomingMessageWrite[]) => [rows.map((r) => r.id), rows.map((r) => r.conversationId), rows.map((r) => r.messageId),
   rows.map((r) => r.contactId), rows.map((r) => r.fromId), rows.map((r) => r.text), rows.map((r) => r.metadata),
   rows.map((r) => r.clientMessageId), rows.map((r) => r.createdAt.toISOString()), rows.map((r) => r.attachments)];
@@ -268,22 +303,22 @@ export async function touchConversationsForIncoming(db: Queryable, rows: Convers
   );
 }
 
-const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload) select $1::uuid, v.update_id, v.payload::jsonb
-     from unnest($34::int8[], $35::text[]) as v(update_id, payload)`;
+const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload) select v.bot_id, v.update_id, v.payload::jsonb
+     from unnest($39::uuid[], $40::int8[], $41::text[]) as v(bot_id, update_id, payload)`;
 
 // Reports (sql/220): what the triggers on conversations and messages would write for this
 // batch, written here instead (sql/260): its messages are all incoming and public, so a new
 // conversation's report row starts with its first incoming message (one insert, where the
 // triggers made an insert and an update), and the quarter counts are one upsert per channel
-// and quarter. $36: each new conversation's earliest message (as $16), $37: each message's
-// channel (as $24).
+// and quarter. $42: each new conversation's earliest message (as $19), $43: each message's
+// channel (as $29).
 const INSERT_REPORT_CONVERSATIONS = `insert into report_conversations (conversation_id, bot_id, channel, created_at, first_in_at)
      select c.id, c.bot_id, c.channel, c.created_at, v.first_in
-     from created c join unnest($16::uuid[], $36::timestamptz[]) as v(id, first_in) on v.id = c.id`;
+     from created c join unnest($19::uuid[], $42::timestamptz[]) as v(id, first_in) on v.id = c.id`;
 const COUNT_REPORT_QUARTERS = `insert into report_incoming_quarters as q (bot_id, channel, quarter, incoming)
-     select $1::uuid, v.channel, date_bin('15 minutes', v.created_at, timestamptz '2001-01-01 00:00:00+00'), count(*)
-     from unnest($37::text[], $32::timestamptz[]) as v(channel, created_at)
-     group by 2, 3
+     select v.bot_id, v.channel, date_bin('15 minutes', v.created_at, timestamptz '2001-01-01 00:00:00+00'), count(*)
+     from unnest($27::uuid[], $43::text[], $37::timestamptz[]) as v(bot_id, channel, created_at)
+     group by 1, 2, 3
      on conflict (bot_id, quarter, channel) do update set incoming = q.incoming + excluded.incoming`;
 /** Tells the report triggers this transaction wrote its roll-up (they return at once); read by the outer select, so it runs. */
 const ROLLUP_WRITTEN = `select set_config('botinbox.report_rollup', 'written', true) as flag`;

@@ -11,11 +11,13 @@ import type { Db, Queryable } from "./driver.ts";
  * whose working set fits in 16 MB.
  */
 const EMBEDDED_MEMORY_SETTINGS = [
-  "shared_buffers=16MB",
+  "shared_buffers=8MB",
   "temp_buffers=1MB",
   "work_mem=2MB",
   "maintenance_work_mem=16MB",
   "wal_buffers=1MB",
+  "max_connections=4",
+  "autovacuum_worker_slots=1",
 ];
 
 /** Creates a data directory from a snapshot (Db.snapshot) and closes it: `npm run restore`. */
@@ -30,10 +32,14 @@ export async function restorePglite(dataDir: string, snapshot: Blob): Promise<vo
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const startParams = [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS.flatMap((setting) => ["-c", setting])];
-  const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, startParams });
-  // Why: a first start runs initdb in its own WASM instance; collecting now returns its memory
-  // (measured: 204 MB → see README) instead of leaving it to a GC an idle process never triggers.
-  Bun.gc(true);
+  const start = async () => {
+    const opened = await PGlite.create({ dataDir, extensions: { pg_trgm }, startParams });
+    // Why: a first start runs initdb in its own WASM instance (and a reopen leaves the old one);
+    // collecting now returns its memory instead of leaving it to a GC an idle process never triggers.
+    Bun.gc(true);
+    return opened;
+  };
+  let pg = await start();
   const wrap = (runner: Pick<PGlite, "query" | "exec">): Queryable => ({
     async query<T>(text: string, params: unknown[] = []) {
       return (await runner.query<T>(text, params)).rows;
@@ -44,7 +50,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   });
   return {
     kind: "pglite",
-    ...wrap(pg),
+    // Not ...wrap(pg): reopen replaces pg, and these must follow it.
+    query: (text, params) => wrap(pg).query(text, params),
+    exec: (script) => wrap(pg).exec(script),
     async transaction(fn) {
       return pg.transaction((tx) => fn(wrap(tx)));
     },
@@ -59,6 +67,11 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       // A checkpoint first, so the tarball needs little WAL replay when it is restored.
       await pg.exec("checkpoint");
       return pg.dumpDataDir("gzip");
+    },
+    async reopen() {
+      if (!dataDir) return;
+      await pg.close();
+      pg = await start();
     },
     async close() {
       if (!pg.closed) await pg.close();

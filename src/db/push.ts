@@ -13,6 +13,12 @@ export interface DbPushSubscription {
 
 const COLUMNS = `id, user_id, endpoint, p256dh, auth, consecutive_failures, created_at`;
 
+/** The stored value for `key`, if any. */
+export async function findSetting<T>(db: Queryable, key: string): Promise<T | undefined> {
+  const rows = await db.query<{ value: T }>(`select value from app_settings where key = $1`, [key]);
+  return rows[0]?.value;
+}
+
 /** Returns the stored value for `key`, inserting `candidate` first when there is none. */
 export async function getOrCreateSetting<T>(db: Queryable, key: string, candidate: T): Promise<T> {
   await db.query(`insert into app_settings (key, value) values ($1, $2::text::jsonb) on conflict (key) do nothing`, [key, json(candidate)]);

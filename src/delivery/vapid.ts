@@ -1,6 +1,5 @@
-import webPush from "web-push";
 import type { Queryable } from "../db/driver.ts";
-import { getOrCreateSetting } from "../db/push.ts";
+import { findSetting, getOrCreateSetting } from "../db/push.ts";
 
 export interface VapidKeys {
   publicKey: string;
@@ -14,6 +13,10 @@ const VAPID_SETTING = "vapid_keys";
  * key, so it must stay the same across restarts and processes: generated once, kept in
  * the database every process shares.
  */
-export function loadVapidKeys(db: Queryable): Promise<VapidKeys> {
+export async function loadVapidKeys(db: Queryable): Promise<VapidKeys> {
+  // web-push is loaded only to make the pair: every later start reads it without the library.
+  const stored = await findSetting<VapidKeys>(db, VAPID_SETTING);
+  if (stored) return stored;
+  const { default: webPush } = await import("web-push");
   return getOrCreateSetting<VapidKeys>(db, VAPID_SETTING, webPush.generateVAPIDKeys());
 }

@@ -2,7 +2,6 @@
 // encryption); we send it ourselves so the SSRF guard, the timeout and http endpoints in
 // tests are under our control, and so the request goes to the very address the guard checked
 // (a second lookup would let a rebound name reach a private address).
-import webPush from "web-push";
 import type { DbPushSubscription } from "../db/push.ts";
 import { pinnedRequest, resolveTarget, type CheckedTarget, type UrlPolicy } from "./ssrf.ts";
 import type { VapidKeys } from "./vapid.ts";
@@ -35,6 +34,8 @@ export async function sendPush(
   } catch (err) {
     return { outcome: "gone", status: null, error: (err as Error).message };
   }
+  // Loaded on first push: web-push and its crypto libraries stay out of an idle process's memory.
+  const { default: webPush } = await import("web-push");
   const request = webPush.generateRequestDetails(
     { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
     JSON.stringify(payload),

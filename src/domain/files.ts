@@ -2,8 +2,6 @@
 // its type read from its first bytes, its dimensions from the image header; only then is
 // its row written. Which files a message may carry, and their lifecycle, are decided here.
 import { createHash, randomUUID } from "node:crypto";
-import { fileTypeFromBuffer } from "file-type";
-import { imageSize } from "image-size";
 import { AppError, badRequest } from "../core/errors.ts";
 import {
   cleanFileName, kindOfType, MAX_FILES_PER_MESSAGE, UNREFERENCED_FILE_GRACE_MS, UUID_PATTERN,
@@ -50,6 +48,8 @@ const MARKUP = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(!doctype\s+html
 
 /** The type the bytes say; the client's Content-Type and file name are never asked. */
 export async function sniffType(head: Uint8Array, name: string): Promise<string> {
+  // Loaded on first upload: file-type stays out of an idle process's memory (docs/decisions.md).
+  const { fileTypeFromBuffer } = await import("file-type");
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
   const text = decodeText(head);
   if (found && found.mime !== "application/xml") return found.mime;
@@ -72,9 +72,11 @@ function decodeText(head: Uint8Array): string | undefined {
   }
 }
 
-function dimensions(head: Uint8Array, mime: string): { width: number | null; height: number | null } {
+async function dimensions(head: Uint8Array, mime: string): Promise<{ width: number | null; height: number | null }> {
   if (!mime.startsWith("image/") || mime === "image/svg+xml") return { width: null, height: null };
   try {
+    // Loaded on the first image, like file-type: an idle process never needs it.
+    const { imageSize } = await import("image-size");
     const size = imageSize(head);
     return { width: size.width ?? null, height: size.height ?? null };
   } catch {
@@ -135,7 +137,7 @@ export async function storeUpload(deps: FileDeps, source: AsyncIterable<Uint8Arr
   try {
     return await insertFile(deps.db, {
       id, bot_id: options.botId, chat_id: options.chatId, uploaded_by: options.uploadedBy, name, mime_type: type, size,
-      sha256: hash.digest("hex"), kind: kindOfType(type), ...dimensions(Buffer.concat(head), type), duration: null,
+      sha256: hash.digest("hex"), kind: kindOfType(type), ...(await dimensions(Buffer.concat(head), type)), duration: null,
     });
   } catch (err) {
     await deps.files.delete(id).catch(() => {});

@@ -5,11 +5,11 @@
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
-import { findIntakeState, touchConversationsForIncoming, writeIncomingBatch, type IncomingBatchWrite } from "../../src/db/intake.ts";
+import { findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
-const emptyBatch = (botId: string, ownerId: string): IncomingBatchWrite => ({
+const emptyBatch = (botId: string, ownerId: string): BotBatchWrite => ({
   botId, ownerId, counters: { last_message_id: 0, last_update_id: 0, last_conversation_number: 0, last_contact_number: 0 },
   contacts: [], conversations: [], messages: [], outbox: [],
 });
@@ -26,7 +26,7 @@ async function statement(): Promise<{ text: string; params: number }> {
     },
     async exec() {},
   };
-  await writeIncomingBatch(capture, emptyBatch(NIL, NIL));
+  await writeIncomingBatch(capture, [emptyBatch(NIL, NIL)]);
   return { text, params };
 }
 
@@ -34,7 +34,7 @@ test("the plan kept for a batch's write reads no table but the bot's row", async
   const db = await sharedDb();
   const { text, params } = await statement();
   const name = `intake_write_${crypto.randomUUID().replace(/-/g, "")}`;
-  const args = Array.from({ length: params }, (_, i) => (i < 2 ? `'${NIL}'` : i < 6 ? "0" : "'{}'")).join(", ");
+  const args = Array.from({ length: params }, () => "'{}'").join(", ");
   const plan = await db.transaction(async (tx) => {
     await tx.exec(`prepare ${name} as ${text}`);
     try {
@@ -58,13 +58,13 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
     },
     async exec() {},
   };
-  await findIntakeState(capture, NIL, [], [], []);
+  await findIntakeState(capture, [], [], []);
   const name = `intake_read_${crypto.randomUUID().replace(/-/g, "")}`;
   const plan = await db.transaction(async (tx) => {
     await tx.exec(`prepare ${name} as ${text}`);
     try {
       await tx.exec("set local plan_cache_mode = force_generic_plan");
-      return (await tx.query<Record<string, string>>(`explain execute ${name}('${NIL}', '{a}', '{b}', '{c}')`)).map((row) => Object.values(row)[0]).join("\n");
+      return (await tx.query<Record<string, string>>(`explain execute ${name}('{${NIL}}', '{a}', '{${NIL}}', '{b}', '{${NIL}}', '{c}')`)).map((row) => Object.values(row)[0]).join("\n");
     } finally {
       await tx.exec(`deallocate ${name}`);
     }
@@ -73,8 +73,30 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
   const reached = Object.fromEntries(["messages", "contacts", "conversations"].map((table) => [table,
     new RegExp(`(Index (Only )?Scan using \\S+|Bitmap Heap Scan) on ${table}\\b`).test(plan) && !new RegExp(`Seq Scan on ${table}\\b`).test(plan)]));
   // Messages by their client id: an index of the bot's messages alone reads all of them (a hot bot's every message, per batch).
-  const byClientId = /Index Cond: \(\([\w.]*bot_id = \$1\) AND \([\w.]*client_message_id = /.test(plan);
+  const byClientId = /Index Cond: \(\([\w.]*bot_id = k\.bot_id\) AND \([\w.]*client_message_id = k\.client_id\)/.test(plan);
   expect({ plan, reached, byClientId }).toEqual({ plan, reached: { messages: true, contacts: true, conversations: true }, byClientId: true });
+});
+
+test("a group commit locks its bots' rows in id order, so two processes' commits never wait on each other in a cycle", async () => {
+  const db = await sharedDb();
+  let text = "";
+  const capture: Queryable = {
+    async query<T>(t: string) {
+      text = t;
+      return [] as T[];
+    },
+    async exec() {},
+  };
+  await lockBots(capture, [NIL]);
+  // Whatever the planner picks: without the primary key's ordered scan, the statement itself must sort.
+  const plan = await db.transaction(async (tx) => {
+    await tx.exec("set local enable_indexscan = off; set local enable_bitmapscan = off");
+    return (await tx.query<Record<string, string>>(`explain ${text.replace("$1::uuid[]", `'{${NIL}}'::uuid[]`)}`)).map((row) => Object.values(row)[0]).join("\n");
+  });
+  // The rows are locked as they leave the node below LockRows: that node must deliver them sorted by id.
+  const lines = plan.split("\n");
+  const below = lines[lines.findIndex((l) => l.includes("LockRows")) + 1] ?? "";
+  expect({ plan, sorted: /Sort\b/.test(below) }).toEqual({ plan, sorted: true });
 });
 
 test("a batch's write stores contact, conversation, message and outbox row, and returns them with real dates", async () => {
@@ -88,14 +110,14 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
   );
   const [contactId, conversationId, messageId] = [newRowId(), newRowId(), newRowId()];
   const at = new Date(Date.now() - 60_000);
-  const written = await db.transaction((tx) => writeIncomingBatch(tx, {
+  const written = await db.transaction((tx) => writeIncomingBatch(tx, [{
     ...emptyBatch(bot!.id, user!.id),
     counters: { last_message_id: 1, last_update_id: 1, last_conversation_number: 1, last_contact_number: 1 },
     contacts: [{ id: contactId, number: 1, key: "ext:42", externalUserId: "42", firstName: "Ada", lastName: null, name: null, email: null, phone: null }],
     conversations: [{ id: conversationId, number: 1, chatId: "chat-1", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
     messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: "42", text: "hello", metadata: "{}", clientMessageId: "c1", createdAt: at, attachments: "[]", channel: "api" }],
     outbox: [{ updateId: 1, payload: `{"update_id":1}` }],
-  }));
+  }]));
   expect(written.contacts.map((c) => [c.id, c.first_name, c.created_at instanceof Date])).toEqual([[contactId, "Ada", true]]);
   const [conversation] = written.conversations;
   expect(conversation).toMatchObject({ id: conversationId, chat_id: "chat-1", message_count: 1, last_message_id: messageId, status: "new", handed_over_at: null });
@@ -130,7 +152,7 @@ test("a batch writes its report roll-up once: first incoming message and per-qua
     attachments: "[]", channel,
   });
   const first = [message(webChat, 1, at(20), "web"), message(webChat, 2, at(5), "web"), message(apiChat, 3, at(10), "api")];
-  await db.transaction((tx) => writeIncomingBatch(tx, {
+  await db.transaction((tx) => writeIncomingBatch(tx, [{
     ...emptyBatch(bot!.id, user!.id),
     counters: { last_message_id: 3, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 },
     contacts: [{ id: contactId, number: 1, key: "ext:7", externalUserId: "7", firstName: null, lastName: null, name: null, email: null, phone: null }],
@@ -139,11 +161,11 @@ test("a batch writes its report roll-up once: first incoming message and per-qua
       { id: apiChat, number: 2, chatId: "a", channel: "api", contactId, messageCount: 1, lastMessageId: first[2]!.id, latestAt: at(10), earliestAt: at(10) },
     ],
     messages: first,
-  }));
+  }]));
   // A second batch: the api chat again, earlier than anything it had (a client clock behind).
   const second = [message(apiChat, 4, at(1), "api")];
   await db.transaction(async (tx) => {
-    await writeIncomingBatch(tx, { ...emptyBatch(bot!.id, user!.id), counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second });
+    await writeIncomingBatch(tx, [{ ...emptyBatch(bot!.id, user!.id), counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second }]);
     await touchConversationsForIncoming(tx, [{ id: apiChat, added: 1, lastMessageId: second[0]!.id, latestAt: at(1), earliestAt: at(1), contactId }]);
   });
 
@@ -166,5 +188,45 @@ test("a batch writes its report roll-up once: first incoming message and per-qua
     [bot!.id, new Date(Date.UTC(2026, 2, 2, 10, 0)).toISOString()]);
   expect(web!.incoming).toBe(2);
   await db.query(`delete from bots where id = $1`, [bot!.id]);
+  await db.query(`delete from users where id = $1`, [user!.id]);
+});
+
+test("one write carries several bots' batches: each bot gets its own contact, conversation, message, counters, outbox row and report count", async () => {
+  const db = await sharedDb();
+  const stamp = crypto.randomUUID().replace(/-/g, "");
+  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`multi-${stamp}@example.com`]);
+  const bots = await db.query<{ id: string }>(
+    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
+     select $1, 'multi', u, u, 'x', u, u from unnest(array[$2, $3]) as u returning id`,
+    [user!.id, `multi_a_${stamp}`, `multi_b_${stamp}`],
+  );
+  const at = new Date(Date.UTC(2026, 2, 2, 10, 20));
+  // The same chat id and sender key in both bots: a bot's rows must never be another's.
+  const batch = (botId: string, n: number): BotBatchWrite => {
+    const [contactId, conversationId, messageId] = [newRowId(), newRowId(), newRowId()];
+    return {
+      ...emptyBatch(botId, user!.id),
+      counters: { last_message_id: n, last_update_id: n, last_conversation_number: 1, last_contact_number: 1 },
+      contacts: [{ id: contactId, number: 1, key: "ext:1", externalUserId: "1", firstName: `bot${n}`, lastName: null, name: null, email: null, phone: null }],
+      conversations: [{ id: conversationId, number: 1, chatId: "same-chat", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
+      messages: [{ id: messageId, conversationId, messageId: n, contactId, fromId: "1", text: `to bot ${n}`, metadata: "{}", clientMessageId: "c", createdAt: at, attachments: "[]", channel: "api" }],
+      outbox: [{ updateId: n, payload: `{"update_id":${n}}` }],
+    };
+  };
+  const written = await db.transaction((tx) => writeIncomingBatch(tx, [batch(bots[0]!.id, 7), batch(bots[1]!.id, 9)]));
+  expect(written.contacts.map((c) => [c.bot_id, c.first_name]).sort()).toEqual([[bots[0]!.id, "bot7"], [bots[1]!.id, "bot9"]].sort());
+  expect(written.conversations.map((c) => [c.bot_id, c.chat_id]).sort()).toEqual([[bots[0]!.id, "same-chat"], [bots[1]!.id, "same-chat"]].sort());
+  const rows = await db.query<{ id: string; last_message_id: number; last_update_id: number; text: string; outbox: number; incoming: number }>(
+    `select b.id, b.last_message_id::int, b.last_update_id::int,
+            (select string_agg(text, ',') from messages where bot_id = b.id) as text,
+            (select count(*)::int from outbox where bot_id = b.id and update_id = b.last_update_id) as outbox,
+            (select sum(incoming)::int from report_incoming_quarters where bot_id = b.id) as incoming
+     from bots b where b.id = any($1::uuid[])`,
+    [bots.map((b) => b.id)],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  expect(byId.get(bots[0]!.id)).toEqual({ id: bots[0]!.id, last_message_id: 7, last_update_id: 7, text: "to bot 7", outbox: 1, incoming: 1 });
+  expect(byId.get(bots[1]!.id)).toEqual({ id: bots[1]!.id, last_message_id: 9, last_update_id: 9, text: "to bot 9", outbox: 1, incoming: 1 });
+  await db.query(`delete from bots where id = any($1::uuid[])`, [bots.map((b) => b.id)]);
   await db.query(`delete from users where id = $1`, [user!.id]);
 });

@@ -3,6 +3,8 @@
 // would show: every accepted message once, update_ids strictly increasing, each chat in order.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IntakeActor, type IntakeDeps } from "../../src/actors/intake.ts";
+import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
+import type { Db } from "../../src/db/driver.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import { AppError, asBadInput } from "../../src/core/errors.ts";
 import { findBotById, type DbBot } from "../../src/db/bots.ts";
@@ -103,6 +105,40 @@ describe("group commit", () => {
     expect((reason as AppError).status).toBe(400);
     const updates = await drain(other.id, other.token, 2);
     expect(updates.map((u) => u.message.text)).toEqual(["first", "third"]);
+  });
+
+  test("several bots' batches share one transaction, each bot's updates its own and in order; a row refused for one bot fails only that request", async () => {
+    const owner = await registerUser(client);
+    const bots = await Promise.all([1, 2, 3].map((n) => createTestBot(client, owner, `shared ${n}`)));
+    const rows = await Promise.all(bots.map(async (b) => (await findBotById(client.platform.db, b.id))!));
+    const db = client.platform.db;
+    let transactions = 0;
+    const counting = new Proxy(db, {
+      get(target, key) {
+        if (key === "transactionCommitBehind") return (fn: Parameters<Db["transactionCommitBehind"]>[0]) => (transactions++, target.transactionCommitBehind(fn));
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const committer = new IntakeCommitter({ db: counting, logInTransaction: client.platform.outbox.logInTransaction });
+    const actors = bots.map((b) => new IntakeActor({ ...client.wiring.intake, committer }, b.id));
+    const sendAll = (texts: (bot: number) => IncomingInput[]) =>
+      Promise.allSettled(actors.flatMap((actor, i) => texts(i).map((item) => actor.submit({ chatId: String(item.metadata.chat), input: item }).accepted)));
+    const message = (i: number, chat: string, text: string, metadata: Record<string, unknown> = {}) => input(rows[i]!, chat, text, null, { chat, ...metadata });
+
+    // Handed over in one tick: one transaction for the three bots.
+    const first = await sendAll((i) => [message(i, "x", `${i}:1`), message(i, "y", `${i}:2`)]);
+    expect({ statuses: first.map((r) => r.status), transactions }).toEqual({ statuses: Array(6).fill("fulfilled"), transactions: 1 });
+
+    // jsonb cannot hold \u0000: the shared transaction fails, each bot is retried alone, then the bad bot message by message.
+    const second = await sendAll((i) => [message(i, "x", `${i}:3`, i === 1 ? { note: "a\u0000b" } : {}), message(i, "y", `${i}:4`)]);
+    await Promise.all(actors.map((a) => a.onStop()));
+    expect(second.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(((asBadInput((second[2] as PromiseRejectedResult).reason)) as AppError).status).toBe(400);
+
+    const seen = await Promise.all(bots.map((b) => drain(b.id, b.token, 4)));
+    expect(seen.map((updates) => updates.map((u) => u.message.text))).toEqual([["0:1", "0:2", "0:3", "0:4"], ["1:1", "1:2", "1:4"], ["2:1", "2:2", "2:3", "2:4"]]);
+    for (const updates of seen) expect(updates.map((u) => u.update_id)).toEqual(updates.map((_, n) => updates[0].update_id + n));
   });
 
   test("a rotated token is refused at once by another process", async () => {

@@ -2,6 +2,7 @@
 // process died between commit and publish) is republished by the relay, exactly once.
 import { describe, expect, test } from "bun:test";
 import { IntakeActor } from "../../src/actors/intake.ts";
+import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
 import type { CommittedUpdate } from "../../src/core/events.ts";
 import { findBotById } from "../../src/db/bots.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
@@ -16,7 +17,7 @@ async function commitUnpublished(client: Client, bot: TestBot, chatId: string, t
   const row = (await findBotById(client.platform.db, bot.id))!;
   const updates: CommittedUpdate[] = [];
   const crashing = new IntakeActor({
-    db: client.platform.db,
+    committer: new IntakeCommitter({ db: client.platform.db }),
     publishUpdates: async (_botId, list) => {
       updates.push(...list.map(({ botId, updateId }) => ({ botId, updateId })));
       throw new Error("the process died before publishing");

@@ -3,13 +3,16 @@
 // over and only then is the cursor moved, so a crash repeats at most the mail in hand, which
 // the receiver drops by its Message-ID: none missed, none doubled. A changed UIDVALIDITY (the
 // folder renumbered) starts over from the beginning of the folder on the same terms.
-import { ImapFlow } from "imapflow";
+import type { ImapFlow } from "imapflow";
 import { MAX_MAIL_BYTES } from "../../core/mail.ts";
 import type { Logger } from "../../logger.ts";
 import type { UrlPolicy } from "../ssrf.ts";
 import type { ImapSettings } from "./config.ts";
 import { explainMailError, mailTarget } from "./connect.ts";
 import { backoffMs } from "../http.ts";
+
+/** Loaded on first use: a process with no mail channel never pays imapflow's resident memory (docs/decisions.md). */
+const loadImapFlow = async () => (await import("imapflow")).ImapFlow;
 
 /** Why: IDLE must start soon after each command, or a mail arriving meanwhile waits for the next poll. */
 const AUTO_IDLE_DELAY_MS = 200;
@@ -102,7 +105,7 @@ export class MailboxReader {
   /** One connection: returns when it closes. */
   private async session(): Promise<void> {
     const target = await mailTarget(this.settings.host, this.settings.port, this.policy);
-    const client = new ImapFlow({
+    const client = new (await loadImapFlow())({
       host: target.address, port: this.settings.port, secure: this.settings.tls, servername: target.servername,
       tls: { servername: target.servername },
       auth: { user: this.settings.user, pass: this.settings.password },
@@ -183,7 +186,7 @@ export async function checkImap(settings: ImapSettings, policy: UrlPolicy, timeo
   let client: ImapFlow | undefined;
   try {
     const target = await mailTarget(settings.host, settings.port, policy);
-    client = new ImapFlow({
+    client = new (await loadImapFlow())({
       host: target.address, port: settings.port, secure: settings.tls, servername: target.servername, tls: { servername: target.servername },
       auth: { user: settings.user, pass: settings.password }, logger: false, disableAutoIdle: true,
       connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,

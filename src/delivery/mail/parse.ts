@@ -1,8 +1,7 @@
 // An incoming mail, parsed (mailparser) into what the inbox and the bot need: the new text
 // without the quoted reply (email-reply-parser, GitHub's rules), the full text kept apart,
 // threading headers, and the signals that forbid an automatic answer.
-import EmailReplyParser from "email-reply-parser";
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import type { AddressObject, ParsedMail } from "mailparser";
 import { automaticReason, bareMessageId, MAX_FULL_TEXT_CHARS, MAX_REFERENCES } from "../../core/mail.ts";
 import { MAX_TEXT_LENGTH } from "../../core/limits.ts";
 
@@ -71,6 +70,8 @@ function bounceOf(mail: ParsedMail, raw: string, isReport: boolean, from: string
 
 export async function parseMail(source: Buffer | string, fallbackId: string): Promise<IncomingMail> {
   const raw = typeof source === "string" ? source : source.toString("latin1");
+  // Loaded on first use: a process with no mail channel never pays mailparser's resident memory (docs/decisions.md).
+  const [{ simpleParser }, { default: EmailReplyParser }] = await Promise.all([import("mailparser"), import("email-reply-parser")]);
   const mail = await simpleParser(source, { skipTextToHtml: true, skipImageLinks: true });
   const from = addresses(mail.from)[0] ?? { address: "", name: "" };
   const contentType = mail.headers.get("content-type") as { value?: string; params?: Record<string, string> } | undefined;

@@ -1,6 +1,6 @@
 // Sending through an SMTP server (nodemailer): a bot's mailbox for replies, or the
 // platform's SMTP_URL for its own mail. The connection goes to the checked address.
-import { createTransport, type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { UrlPolicy } from "../ssrf.ts";
 import { explainMailError, mailTarget } from "./connect.ts";
 import type { SmtpSettings } from "./config.ts";
@@ -23,6 +23,8 @@ export type SendOutcome = { ok: true } | { ok: false; permanent: boolean; error:
 
 async function transportFor(settings: SmtpSettings, policy: UrlPolicy, timeoutMs: number): Promise<Transporter> {
   const target = await mailTarget(settings.host, settings.port, policy);
+  // Loaded on first use: most processes never send mail, and nodemailer is resident memory (docs/decisions.md).
+  const { createTransport } = await import("nodemailer");
   return createTransport({
     host: target.address,
     port: settings.port,

@@ -1,0 +1,206 @@
+// IntakeCommitter: one per process; the transactions of the bots' group commits. Each bot's
+// IntakeActor hands it one ready batch at a time, and every batch handed over while the
+// committer is busy waits for the next transaction, which carries them ALL: its bots' rows
+// are locked in one statement, their look-ups are one statement, their writes one more, then
+// COMMIT. A statement's fixed cost (plan, executor start, round trip) and the commit's flush
+// are paid per transaction, not per bot: with ten busy bots each bot's own batch held ~3.5
+// messages and paid them alone, while one hot bot's batches of ~28 already beat a naive server.
+import type { Db, Queryable } from "../db/driver.ts";
+import type { DbBot } from "../db/bots.ts";
+import type { DbContact } from "../db/contacts.ts";
+import type { DbConversation } from "../db/conversations.ts";
+import type { NewUpdate } from "../updates/log.ts";
+import {
+  findConversationsByIds, findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch,
+  type BotKey, type DbIntakeState, type DbLockedBot,
+} from "../db/intake.ts";
+import { isDependencyOutage, notFound } from "../core/errors.ts";
+import { json } from "../db/driver.ts";
+import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
+
+/**
+ * Why: bounds one transaction (its statement's size, how long it holds its bots' locks, its
+ * memory) when many bots are busy at once; the batches left over go in the next one.
+ */
+export const MAX_COMMIT_MESSAGES = 1024;
+
+/**
+ * Why: every batch handed over while a transaction is written waits for the next, so the
+ * fewer transactions at once, the more each carries. Measured on PostgreSQL (10 busy bots,
+ * same load): two at once cost 0.47–0.49 ms of PostgreSQL CPU per message, one 0.33–0.37, at
+ * the same or better throughput; PGlite runs one statement at a time anyway.
+ */
+const CONCURRENT_COMMITS = 1;
+
+/** A committed batch of one bot, as its IntakeActor answers and publishes it. */
+export interface Committed {
+  plan: BatchPlan;
+  /** The batch's conversations (and, in a shared transaction, its neighbours'), as stored, by id. */
+  conversations: Map<string, DbConversation>;
+  /** Its senders as stored, by id. */
+  contacts: Map<string, DbContact>;
+  /** Each update's payload encoded once, for its outbox row and its log message alike. */
+  updateJson: (string | undefined)[];
+}
+
+export interface CommitterDeps {
+  db: Db;
+  /** Present when the update log lives in the same database (embedded): the transaction writes the updates itself. */
+  logInTransaction?: { append(tx: Queryable, botId: string, updates: NewUpdate[]): Promise<void> };
+}
+
+interface Handed {
+  bot: DbBot;
+  items: IntakeItem[];
+  resolve(committed: Committed): void;
+  reject(err: unknown): void;
+}
+
+export class IntakeCommitter {
+  private handed: Handed[] = [];
+  private running = 0;
+  private scheduled = false;
+
+  constructor(private readonly deps: CommitterDeps) {}
+
+  /** Resolves once the batch is committed; rejects with what failed it (another bot's bad row never does). */
+  commit(bot: DbBot, items: IntakeItem[]): Promise<Committed> {
+    return new Promise<Committed>((resolve, reject) => {
+      this.handed.push({ bot, items, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** A turn later: the other actors woken by the same socket reads hand their batches over first. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startWhileRoom();
+    });
+  }
+
+  private startWhileRoom(): void {
+    while (this.handed.length && this.running < CONCURRENT_COMMITS) {
+      const taken = this.take();
+      this.running++;
+      void this.run(taken).finally(() => {
+        this.running--;
+        if (this.handed.length) this.schedule();
+      });
+    }
+  }
+
+  /** The oldest handed batches, at least one, up to MAX_COMMIT_MESSAGES messages in all. */
+  private take(): Handed[] {
+    let messages = 0;
+    let n = 0;
+    while (n < this.handed.length && (n === 0 || messages + this.handed[n]!.items.length <= MAX_COMMIT_MESSAGES)) {
+      messages += this.handed[n]!.items.length;
+      n++;
+    }
+    return this.handed.splice(0, n);
+  }
+
+  /** Never throws: every handed batch is settled. */
+  private async run(taken: Handed[]): Promise<void> {
+    try {
+      const results = await this.transaction(taken);
+      taken.forEach((h, i) => {
+        const result = results[i]!;
+        if (result instanceof Error) h.reject(result);
+        else h.resolve(result);
+      });
+    } catch (err) {
+      // One bot's bad row must not fail the other bots: alone, only its batch fails. An outage fails them all.
+      if (taken.length > 1 && !isDependencyOutage(err)) {
+        for (const h of taken) await this.run([h]);
+        return;
+      }
+      for (const h of taken) h.reject(err);
+    }
+  }
+
+  /** One transaction for every handed batch; a batch whose bot is gone gets its error, the rest commit. */
+  private transaction(batches: Handed[]): Promise<(Committed | Error)[]> {
+    const { db, logInTransaction } = this.deps;
+    const keys = lookupKeys(batches);
+    return db.transactionCommitBehind(async (tx) => {
+      // The look-ups (one statement) run after the locks are granted (one connection runs them in
+      // order), so they see everything committed before: one round trip for both.
+      const [locked, found] = await inOrder(db, [
+        () => lockBots(tx, batches.map((b) => b.bot.id)),
+        () => findIntakeState(tx, keys.clientIds, keys.senders, keys.chats),
+      ] as const);
+      const counters = new Map(locked.map((b) => [b.id, b]));
+      const plans = batches.map((b) => {
+        const botCounters = counters.get(b.bot.id);
+        return botCounters && planBatch(b.items, foundOf(found, b.bot.id, botCounters));
+      });
+      const conversations = new Map(found.conversations.map((c) => [c.id, c]));
+      const contacts = new Map(found.contacts.map((c) => [c.id, c]));
+      const twinChats = found.twins.map((t) => t.conversation_id).filter((id) => !conversations.has(id));
+      for (const c of await findConversationsByIds(tx, [...new Set(twinChats)])) conversations.set(c.id, c);
+
+      const writing = batches.flatMap((b, i) => (plans[i] && plans[i].messages.length ? [{ bot: b.bot, plan: plans[i] }] : []));
+      const updateJson = new Map(writing.map(({ plan }) => [plan, logInTransaction ? [] : plan.updates.map((u) => json(u.payload))]));
+      const results = () => batches.map((b, i) => {
+        const plan = plans[i];
+        return plan ? { plan, conversations, contacts, updateJson: updateJson.get(plan) ?? [] } : notFound("bot");
+      });
+      if (writing.length === 0) return { last: Promise.resolve(results()) };
+      // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
+      const writes = inOrder(db, [
+        () => writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
+          botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
+          messages: plan.messageWrites,
+          outbox: logInTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson.get(plan)![i]! })),
+        }))),
+        () => touchConversationsForIncoming(tx, writing.flatMap(({ plan }) => plan.touches)),
+        async () => {
+          for (const { bot, plan } of writing) if (logInTransaction && plan.updates.length) await logInTransaction.append(tx, bot.id, plan.updates);
+        },
+      ] as const);
+      return {
+        last: writes.then(([written, touched]) => {
+          for (const c of written.contacts) contacts.set(c.id, c);
+          for (const c of [...written.conversations, ...touched]) conversations.set(c.id, c);
+          return results();
+        }),
+      };
+    });
+  }
+}
+
+/** Each batch's distinct client ids, senders and chats, tagged with its bot. */
+function lookupKeys(batches: Handed[]): { clientIds: BotKey[]; senders: BotKey[]; chats: BotKey[] } {
+  const distinct = (pick: (item: IntakeItem) => string | null) => batches.flatMap(({ bot, items }) => {
+    const keys = new Set(items.map(pick).filter((key): key is string => key !== null));
+    return [...keys].map((key) => ({ botId: bot.id, key }));
+  });
+  return {
+    clientIds: distinct((i) => i.input.clientMessageId),
+    senders: distinct((i) => i.input.contactKey),
+    chats: distinct((i) => i.chatId),
+  };
+}
+
+/** What the shared look-up found for one bot. */
+function foundOf(found: DbIntakeState, botId: string, counters: DbLockedBot) {
+  const mine = <T extends { bot_id: string }>(rows: T[]) => rows.filter((r) => r.bot_id === botId);
+  return { counters, twins: mine(found.twins), contacts: mine(found.contacts), conversations: mine(found.conversations) };
+}
+
+type Results<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
+
+/**
+ * Runs a transaction's statements in order. On PostgreSQL they are sent back to back on the
+ * transaction's connection (one round trip for all); PGlite runs one statement at a time anyway.
+ */
+async function inOrder<const T extends readonly (() => Promise<unknown>)[]>(db: Pick<Db, "kind">, steps: T): Promise<Results<T>> {
+  if (db.kind === "postgres") return (await Promise.all(steps.map((step) => step()))) as Results<T>;
+  const results: unknown[] = [];
+  for (const step of steps) results.push(await step());
+  return results as Results<T>;
+}
