@@ -11,7 +11,7 @@ import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { NewUpdate } from "../updates/log.ts";
 import {
-  findConversationsByIds, findIntakeState, lockBots, touchConversationsForIncoming, useGenericPlans, writeIncomingBatch,
+  findConversationsByIds, findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch,
   type BotKey, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
@@ -129,13 +129,9 @@ export class IntakeCommitter {
     return db.transactionCommitBehind(async (tx) => {
       // The look-ups (one statement) run after the locks are granted (one connection runs them in
       // order), so they see everything committed before: one round trip for both.
-      // PostgreSQL only: PGlite's statements are not kept planned.
-      const generic = (on: boolean) => () => (db.kind === "postgres" ? useGenericPlans(tx, on) : Promise.resolve());
-      const [locked, , found] = await inOrder(db, [
+      const [locked, found] = await inOrder(db, [
         () => lockBots(tx, batches.map((b) => b.bot.id)),
-        generic(true),
         () => findIntakeState(tx, keys.clientIds, keys.senders, keys.chats),
-        generic(false),
       ] as const);
       const counters = new Map(locked.map((b) => [b.id, b]));
       const plans = batches.map((b) => {

@@ -51,18 +51,6 @@ export async function findMessagesByClientIds(db: Queryable, botId: string, clie
   return db.query<DbMessage>(TWINS_BY_CLIENT_ID, [clientIds.map(() => botId), clientIds]);
 }
 
-/**
- * Plans the statements after it, in this transaction, with the generic plan PostgreSQL keeps
- * for them (`true`) or as it chooses (`false`). The look-ups are the reason: PostgreSQL judged
- * their generic plan no cheaper than a custom one and planned them afresh on every batch
- * (0.33–0.62 ms of planning against 0.03 ms; 0 generic, 101 custom plans counted), while the
- * generic plan probes the same indexes (test/db/intake-batch.test.ts checks it). Not for the
- * touch: its generic plan, made on a small table, scanned it.
- */
-export async function useGenericPlans(db: Queryable, generic: boolean): Promise<void> {
-  await db.query(`select set_config('plan_cache_mode', $1, true)`, [generic ? "force_generic_plan" : "auto"]);
-}
-
 /** A key of one bot: a client message id, a contact key or a chat id. */
 export interface BotKey {
   botId: string;

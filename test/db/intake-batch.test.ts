@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
-import { findIntakeState, lockBots, touchConversationsForIncoming, useGenericPlans, writeIncomingBatch, type BotBatchWrite } from "../../src/db/intake.ts";
+import { findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
@@ -75,20 +75,6 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
   // Messages by their client id: an index of the bot's messages alone reads all of them (a hot bot's every message, per batch).
   const byClientId = /Index Cond: \(\([\w.]*bot_id = k\.bot_id\) AND \([\w.]*client_message_id = k\.client_id\)/.test(plan);
   expect({ plan, reached, byClientId }).toEqual({ plan, reached: { messages: true, contacts: true, conversations: true }, byClientId: true });
-});
-
-test("the look-ups run on their kept generic plan, never re-planned per batch (PostgreSQL)", async () => {
-  const db = await sharedDb();
-  if (db.kind !== "postgres") return; // PGlite keeps no plans: each statement is planned when sent
-  const plans = await db.transaction(async (tx) => {
-    await useGenericPlans(tx, true);
-    for (let i = 0; i < 3; i++) await findIntakeState(tx, [{ botId: NIL, key: `c${i}` }], [{ botId: NIL, key: `k${i}` }], [{ botId: NIL, key: `chat${i}` }]);
-    await useGenericPlans(tx, false);
-    return tx.query<{ generic_plans: number; custom_plans: number }>(
-      `select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like '%json_agg(t)%' and statement like '%as k(bot_id, client_id)%'`);
-  });
-  expect(plans.reduce((sum, p) => sum + p.custom_plans, 0)).toBe(0);
-  expect(plans.reduce((sum, p) => sum + p.generic_plans, 0)).toBeGreaterThanOrEqual(3);
 });
 
 test("a group commit locks its bots' rows in id order, so two processes' commits never wait on each other in a cycle", async () => {
