@@ -92,15 +92,28 @@ export class IntakeCommitter {
     }
   }
 
-  /** The oldest handed batches, at least one, up to MAX_COMMIT_MESSAGES messages in all. */
+  /**
+   * The oldest handed batches, at least one, up to MAX_COMMIT_MESSAGES messages in all, one per
+   * bot: two batches of one bot (two actors of it in a process, as tests make) would both number
+   * their rows from the same counters; the second waits for the next transaction.
+   */
   private take(): Handed[] {
+    const taken: Handed[] = [];
+    const left: Handed[] = [];
+    const bots = new Set<string>();
     let messages = 0;
-    let n = 0;
-    while (n < this.handed.length && (n === 0 || messages + this.handed[n]!.items.length <= MAX_COMMIT_MESSAGES)) {
-      messages += this.handed[n]!.items.length;
-      n++;
+    for (const h of this.handed) {
+      const fits = taken.length === 0 || messages + h.items.length <= MAX_COMMIT_MESSAGES;
+      if (fits && !bots.has(h.bot.id)) {
+        taken.push(h);
+        bots.add(h.bot.id);
+        messages += h.items.length;
+      } else {
+        left.push(h);
+      }
     }
-    return this.handed.splice(0, n);
+    this.handed = left;
+    return taken;
   }
 
   /** Never throws: every handed batch is settled. */

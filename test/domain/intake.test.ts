@@ -141,6 +141,31 @@ describe("group commit", () => {
     for (const updates of seen) expect(updates.map((u) => u.update_id)).toEqual(updates.map((_, n) => updates[0].update_id + n));
   });
 
+  test("two actors of one bot sharing the committer never number their rows in one transaction", async () => {
+    const other = await createTestBot(client, await registerUser(client));
+    const row = (await findBotById(client.platform.db, other.id))!;
+    const db = client.platform.db;
+    let transactions = 0;
+    const counting = new Proxy(db, {
+      get(target, key) {
+        if (key === "transactionCommitBehind") return (fn: Parameters<Db["transactionCommitBehind"]>[0]) => (transactions++, target.transactionCommitBehind(fn));
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const committer = new IntakeCommitter({ db: counting, logInTransaction: client.platform.outbox.logInTransaction });
+    const [a, b] = [0, 1].map(() => new IntakeActor({ ...client.wiring.intake, committer }, other.id));
+    const results = await Promise.allSettled([
+      a!.submit({ chatId: "a", input: input(row, "a", "from a", null) }).accepted,
+      b!.submit({ chatId: "b", input: input(row, "b", "from b", null) }).accepted,
+    ]);
+    await Promise.all([a!.onStop(), b!.onStop()]);
+    // One transaction each: sharing one, both would take the same numbers, fail, and be retried alone (three).
+    expect({ statuses: results.map((r) => r.status), transactions }).toEqual({ statuses: ["fulfilled", "fulfilled"], transactions: 2 });
+    const updates = await drain(other.id, other.token, 2);
+    expect(updates.map((u) => u.message.text).sort()).toEqual(["from a", "from b"]);
+  });
+
   test("a rotated token is refused at once by another process", async () => {
     const owner = await registerUser(client);
     const other = await createTestBot(client, owner);
