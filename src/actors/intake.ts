@@ -16,8 +16,8 @@ import type { Committed, IntakeCommitter } from "./intake-committer.ts";
 import type { IntakeItem } from "./intake-plan.ts";
 
 /**
- * Why: bounds one transaction (its statements, how long it holds the bot row's lock, one
- * batch's memory); a busier bot simply runs full batches back to back.
+ * Why: bounds one bot's share of a shared transaction (its rows in the statements, one batch's
+ * memory), so a hot bot leaves room for the others; a busier bot runs full batches back to back.
  */
 export const MAX_INTAKE_BATCH = 256;
 
