@@ -44,6 +44,20 @@ function ownActor(botId: string): IntakeActor {
   return new IntakeActor(client.wiring.intake satisfies IntakeDeps, botId);
 }
 
+/** A committer of our own over the platform's database, counting the transactions it opens. */
+function countingCommitter(): { committer: IntakeCommitter; transactions: () => number } {
+  const db = client.platform.db;
+  let count = 0;
+  const counting = new Proxy(db, {
+    get(target, key) {
+      if (key === "transactionCommitBehind") return (fn: Parameters<Db["transactionCommitBehind"]>[0]) => (count++, target.transactionCommitBehind(fn));
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { committer: new IntakeCommitter({ db: counting, logInTransaction: client.platform.outbox.logInTransaction }), transactions: () => count };
+}
+
 describe("group commit", () => {
   test("64 concurrent senders across 200 chats: every accepted message once, ids increasing, each chat in order", async () => {
     const SENDERS = 64;
@@ -111,16 +125,7 @@ describe("group commit", () => {
     const owner = await registerUser(client);
     const bots = await Promise.all([1, 2, 3].map((n) => createTestBot(client, owner, `shared ${n}`)));
     const rows = await Promise.all(bots.map(async (b) => (await findBotById(client.platform.db, b.id))!));
-    const db = client.platform.db;
-    let transactions = 0;
-    const counting = new Proxy(db, {
-      get(target, key) {
-        if (key === "transactionCommitBehind") return (fn: Parameters<Db["transactionCommitBehind"]>[0]) => (transactions++, target.transactionCommitBehind(fn));
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const committer = new IntakeCommitter({ db: counting, logInTransaction: client.platform.outbox.logInTransaction });
+    const { committer, transactions } = countingCommitter();
     const actors = bots.map((b) => new IntakeActor({ ...client.wiring.intake, committer }, b.id));
     const sendAll = (texts: (bot: number) => IncomingInput[]) =>
       Promise.allSettled(actors.flatMap((actor, i) => texts(i).map((item) => actor.submit({ chatId: String(item.metadata.chat), input: item }).accepted)));
@@ -128,7 +133,7 @@ describe("group commit", () => {
 
     // Handed over in one tick: one transaction for the three bots.
     const first = await sendAll((i) => [message(i, "x", `${i}:1`), message(i, "y", `${i}:2`)]);
-    expect({ statuses: first.map((r) => r.status), transactions }).toEqual({ statuses: Array(6).fill("fulfilled"), transactions: 1 });
+    expect({ statuses: first.map((r) => r.status), transactions: transactions() }).toEqual({ statuses: Array(6).fill("fulfilled"), transactions: 1 });
 
     // jsonb cannot hold \u0000: the shared transaction fails, each bot is retried alone, then the bad bot message by message.
     const second = await sendAll((i) => [message(i, "x", `${i}:3`, i === 1 ? { note: "a\u0000b" } : {}), message(i, "y", `${i}:4`)]);
@@ -144,16 +149,7 @@ describe("group commit", () => {
   test("two actors of one bot sharing the committer never number their rows in one transaction", async () => {
     const other = await createTestBot(client, await registerUser(client));
     const row = (await findBotById(client.platform.db, other.id))!;
-    const db = client.platform.db;
-    let transactions = 0;
-    const counting = new Proxy(db, {
-      get(target, key) {
-        if (key === "transactionCommitBehind") return (fn: Parameters<Db["transactionCommitBehind"]>[0]) => (transactions++, target.transactionCommitBehind(fn));
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const committer = new IntakeCommitter({ db: counting, logInTransaction: client.platform.outbox.logInTransaction });
+    const { committer, transactions } = countingCommitter();
     const [a, b] = [0, 1].map(() => new IntakeActor({ ...client.wiring.intake, committer }, other.id));
     const results = await Promise.allSettled([
       a!.submit({ chatId: "a", input: input(row, "a", "from a", null) }).accepted,
@@ -161,7 +157,7 @@ describe("group commit", () => {
     ]);
     await Promise.all([a!.onStop(), b!.onStop()]);
     // One transaction each: sharing one, both would take the same numbers, fail, and be retried alone (three).
-    expect({ statuses: results.map((r) => r.status), transactions }).toEqual({ statuses: ["fulfilled", "fulfilled"], transactions: 2 });
+    expect({ statuses: results.map((r) => r.status), transactions: transactions() }).toEqual({ statuses: ["fulfilled", "fulfilled"], transactions: 2 });
     const updates = await drain(other.id, other.token, 2);
     expect(updates.map((u) => u.message.text).sort()).toEqual(["from a", "from b"]);
   });
