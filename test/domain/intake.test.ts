@@ -58,6 +58,38 @@ function countingCommitter(): { committer: IntakeCommitter; transactions: () => 
   return { committer: new IntakeCommitter({ db: counting, logInTransaction: client.platform.outbox.logInTransaction }), transactions: () => count };
 }
 
+/**
+ * A committer over the platform's database whose first transaction does not finish (its
+ * statements and COMMIT are sent, its answer held) until `releaseFirst`.
+ */
+function committerHoldingFirst(): { committer: IntakeCommitter; started: () => number; releaseFirst: () => void } {
+  const db = client.platform.db;
+  let count = 0;
+  let releaseFirst = () => {};
+  const held = new Promise<void>((resolve) => (releaseFirst = resolve));
+  const holding = new Proxy(db, {
+    get(target, key) {
+      if (key === "transactionCommitBehind") {
+        return <T>(fn: (tx: Parameters<Parameters<Db["transactionCommitBehind"]>[0]>[0]) => Promise<{ last: Promise<T> }>) =>
+          target.transactionCommitBehind(async (tx) => {
+            const nth = ++count;
+            const { last } = await fn(tx);
+            return { last: nth === 1 ? held.then(() => last) : last };
+          });
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { committer: new IntakeCommitter({ db: holding, logInTransaction: client.platform.outbox.logInTransaction }), started: () => count, releaseFirst };
+}
+
+/** Whether `done` held within `ms`. */
+async function until(done: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(5)) if (done()) return true;
+  return done();
+}
+
 describe("group commit", () => {
   test("64 concurrent senders across 200 chats: every accepted message once, ids increasing, each chat in order", async () => {
     const SENDERS = 64;
@@ -160,6 +192,26 @@ describe("group commit", () => {
     expect({ statuses: results.map((r) => r.status), transactions: transactions() }).toEqual({ statuses: ["fulfilled", "fulfilled"], transactions: 2 });
     const updates = await drain(other.id, other.token, 2);
     expect(updates.map((u) => u.message.text).sort()).toEqual(["from a", "from b"]);
+  });
+
+  test("the next transaction looks up while the last one's writes and COMMIT are on their way (PostgreSQL; PGlite waits)", async () => {
+    const owner = await registerUser(client);
+    const [first, second] = await Promise.all([1, 2].map((n) => createTestBot(client, owner, `overlap ${n}`)));
+    const rows = await Promise.all([first!, second!].map(async (b) => (await findBotById(client.platform.db, b.id))!));
+    const { committer, started, releaseFirst } = committerHoldingFirst();
+    const [a, b] = [first!, second!].map((bot) => new IntakeActor({ ...client.wiring.intake, committer }, bot.id));
+    const one = a!.submit({ chatId: "a", input: input(rows[0]!, "a", "first bot", null) }).accepted;
+    await until(() => started() === 1, 5_000);
+    const two = b!.submit({ chatId: "b", input: input(rows[1]!, "b", "second bot", null) }).accepted;
+    // The first transaction's answer is held back; the second starts beside it only where it may.
+    const overlapped = await until(() => started() === 2, 500);
+    releaseFirst();
+    const results = await Promise.allSettled([one, two]);
+    await Promise.all([a!.onStop(), b!.onStop()]);
+    expect({ overlapped, statuses: results.map((r) => r.status) })
+      .toEqual({ overlapped: client.platform.db.kind === "postgres", statuses: ["fulfilled", "fulfilled"] });
+    const seen = await Promise.all([first!, second!].map((bot) => drain(bot.id, bot.token, 1)));
+    expect(seen.map((updates) => updates.map((u) => u.message.text))).toEqual([["first bot"], ["second bot"]]);
   });
 
   test("a rotated token is refused at once by another process", async () => {
