@@ -49,14 +49,16 @@ export async function listPushSubscriptions(db: Queryable, userId: string): Prom
   return db.query<DbPushSubscription>(`select ${COLUMNS} from push_subscriptions where user_id = $1 order by created_at`, [userId]);
 }
 
-/** Members of the bot with at least one push subscription: the only ones a new message concerns. */
-export async function listSubscribedMemberIds(db: Queryable, botId: string): Promise<string[]> {
-  const rows = await db.query<{ user_id: string }>(
-    `select m.user_id from bot_members m where m.bot_id = $1
+/** Each bot's members with at least one push subscription: the only ones its new messages concern. */
+export async function listSubscribedMembersOfBots(db: Queryable, botIds: string[]): Promise<Map<string, string[]>> {
+  const rows = await db.query<{ bot_id: string; user_id: string }>(
+    `select m.bot_id, m.user_id from bot_members m where m.bot_id = any($1::uuid[])
        and exists (select 1 from push_subscriptions s where s.user_id = m.user_id)`,
-    [botId],
+    [botIds],
   );
-  return rows.map((r) => r.user_id);
+  const members = new Map<string, string[]>(botIds.map((id) => [id, []]));
+  for (const r of rows) members.get(r.bot_id)?.push(r.user_id);
+  return members;
 }
 
 export async function removePushSubscription(db: Queryable, id: string): Promise<void> {

@@ -1,8 +1,8 @@
 // PushActor: one per operator (user). Turns that user's incoming-message events into Web
 // Push notifications on each of their subscribed browsers, one event at a time so a
 // burst of messages arrives in order and never floods a push service in parallel.
-import type { Db } from "../db/driver.ts";
-import { listPushSubscriptions, listSubscribedMemberIds, recordPushFailure, recordPushSuccess, removePushSubscription } from "../db/push.ts";
+import type { Db, Queryable } from "../db/driver.ts";
+import { listPushSubscriptions, listSubscribedMembersOfBots, recordPushFailure, recordPushSuccess, removePushSubscription } from "../db/push.ts";
 import type { PlatformEvent } from "../core/events.ts";
 import type { Logger } from "../logger.ts";
 import { sendPush, type PushOutcome, type PushPayload } from "./webpush.ts";
@@ -67,6 +67,36 @@ export class PushActor {
   }
 }
 
+/**
+ * Each bot's subscribed members, looked up when its events arrive. Events of one bot arriving
+ * while its look-up runs share it: a busy bot costs a query per burst, not per message. The
+ * bots asked for in one turn share one query: a shared intake transaction announces ten bots'
+ * messages at once (ten queries each time, embedded, on the one PGlite connection). Nothing is
+ * kept after it answers, so nobody is told late.
+ */
+export function subscribedMembersLookup(db: Queryable): (botId: string) => Promise<string[]> {
+  const running = new Map<string, Promise<string[]>>();
+  let next: { botIds: Set<string>; members: Promise<Map<string, string[]>> } | undefined;
+  return (botId) => {
+    const shared = running.get(botId);
+    if (shared) return shared;
+    if (!next) {
+      const botIds = new Set<string>();
+      const members = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        next = undefined;
+        return listSubscribedMembersOfBots(db, [...botIds]);
+      });
+      next = { botIds, members };
+    }
+    next.botIds.add(botId);
+    const ids: Promise<string[]> = next.members.then((members) => members.get(botId) ?? []).finally(() => {
+      if (running.get(botId) === ids) running.delete(botId);
+    });
+    running.set(botId, ids);
+    return ids;
+  };
+}
+
 /** What the push consumer runs on; the composition (services.ts) hands it in. */
 export interface PushConsumerDeps extends Omit<PushDeps, "vapid"> {
   actors: ActorSystem;
@@ -84,17 +114,7 @@ export interface PushConsumerOptions {
 export async function consumeForPush(deps: PushConsumerDeps, options: PushConsumerOptions): Promise<Consumer> {
   const { db, logger } = deps;
   const actorDeps: PushDeps = { ...deps, vapid: await loadVapidKeys(db) };
-  // Events of one bot arriving while its look-up runs share that look-up: a busy bot costs a
-  // query per burst, not per message, and nobody is told late (nothing is kept after it answers).
-  const lookups = new Map<string, Promise<string[]>>();
-  const subscribedMembers = (botId: string): Promise<string[]> => {
-    let ids = lookups.get(botId);
-    if (!ids) {
-      ids = listSubscribedMemberIds(db, botId).finally(() => lookups.delete(botId));
-      lookups.set(botId, ids);
-    }
-    return ids;
-  };
+  const subscribedMembers = subscribedMembersLookup(db);
   const handle = async (event: PlatformEvent): Promise<void> => {
     if (event.message?.private) return notifyMentioned(event);
     if (event.message?.direction !== "in") return;

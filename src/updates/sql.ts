@@ -14,11 +14,18 @@ export interface SqlLogOptions extends LogOptions {
 export interface SqlUpdateLog extends UpdateLog {
   /**
    * Appends as part of the caller's transaction in the same database: the update is durable
-   * exactly when the message that caused it is, so no outbox row and no publish step.
+   * exactly when the message that caused it is, so no outbox row and no publish step. Several
+   * bots' updates (a shared intake transaction) go in one statement.
    */
-  appendWithin(tx: Queryable, botId: string, updates: NewUpdate[]): Promise<void>;
+  appendWithin(tx: Queryable, appends: BotUpdates[]): Promise<void>;
   /** Deletes every expired update of every bot; returns how many. */
   sweep(): Promise<number>;
+}
+
+/** One bot's updates, in the order they were numbered. */
+export interface BotUpdates {
+  botId: string;
+  updates: NewUpdate[];
 }
 
 // The confirmed watermark of a bot, 0 when it never confirmed anything.
@@ -52,20 +59,21 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
     },
 
     async appendMany(botId, updates) {
-      await log.appendWithin(db, botId, updates);
+      await log.appendWithin(db, [{ botId, updates }]);
     },
 
-    async appendWithin(tx, botId, updates) {
-      if (updates.length === 0) return;
+    async appendWithin(tx, appends) {
+      const rows = appends.flatMap(({ botId, updates }) => updates.map((u) => ({ botId, u })));
+      if (rows.length === 0) return;
       // A re-append below the watermark is skipped here; one racing a confirm may still slip
       // in, which is why every read also filters on the watermark.
       await tx.query(
         `insert into update_log (bot_id, update_id, payload, appended_at)
-         select $1::uuid, v.update_id, v.payload::jsonb, $4::timestamptz
-         from unnest($2::int8[], $3::text[]) as v(update_id, payload)
-         where v.update_id >= ${WATERMARK}
+         select v.bot_id, v.update_id, v.payload::jsonb, $4::timestamptz
+         from unnest($1::uuid[], $2::int8[], $3::text[]) as v(bot_id, update_id, payload)
+         where v.update_id >= coalesce((select below from update_log_confirmed c where c.bot_id = v.bot_id), 0)
          on conflict (bot_id, update_id) do nothing`,
-        [botId, updates.map((u) => u.update_id), updates.map((u) => json(u.payload)), new Date(now()).toISOString()],
+        [rows.map((r) => r.botId), rows.map((r) => r.u.update_id), rows.map((r) => json(r.u.payload)), new Date(now()).toISOString()],
       );
     },
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { startPushWorker, type PushWorker } from "../../src/workers/push.ts";
+import { subscribedMembersLookup } from "../../src/delivery/push.ts";
+import type { Queryable } from "../../src/db/driver.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 import { eventually } from "../support/eventually.ts";
 import { browserKeys, decryptPush, type BrowserKeys } from "./webpush.ts";
@@ -107,6 +109,21 @@ describe("operator push notifications", () => {
     const other = await registerUser(client);
     const del = await client.request("DELETE", "/api/push/subscriptions", { body: { endpoint: "https://push.example/none" }, token: other.token });
     expect(del.status).toBe(404);
+  });
+
+  test("bots announced in one turn share one look-up of their subscribed members; a subscription made after it answers is seen", async () => {
+    const [ownerA, ownerB] = [await registerUser(client), await registerUser(client)];
+    const [botA, botB] = [await createTestBot(client, ownerA, "Push A"), await createTestBot(client, ownerB, "Push B")];
+    await subscribe("/owner-a", ownerA);
+    const db = client.platform.db;
+    const statements: string[] = [];
+    const counting: Queryable = { query: <T>(text: string, params?: unknown[]) => (statements.push(text), db.query<T>(text, params)), exec: db.exec.bind(db) };
+    const lookup = subscribedMembersLookup(counting);
+    expect(await Promise.all([lookup(botA.id), lookup(botB.id), lookup(botA.id)])).toEqual([[ownerA.id], [], [ownerA.id]]);
+    expect(statements.length).toBe(1);
+    await subscribe("/owner-b", ownerB);
+    expect(await lookup(botB.id)).toEqual([ownerB.id]);
+    expect(statements.length).toBe(2);
   });
 
   test("every member of the bot is notified on their own subscriptions; nobody else", async () => {

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { UPDATE_RETENTION_MS } from "../../src/updates/log.ts";
 import { openSqlLog } from "../../src/updates/sql.ts";
+import type { Queryable } from "../../src/db/driver.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const rows = async (bot: string) => {
@@ -22,6 +23,24 @@ describe("sql update log", () => {
     expect(await rows(bot)).toBe(2);
     await log.drop(bot);
     expect(await rows(bot)).toBe(0);
+    await log.close();
+  });
+
+  test("one append carries several bots' updates; each bot's own watermark skips only its own", async () => {
+    const db = await sharedDb();
+    const log = await openSqlLog(db, { sweepIntervalMs: 0 });
+    const [a, b] = [randomUUID(), randomUUID()];
+    for (let id = 1; id <= 3; id++) await log.append(a, { update_id: id, payload: { n: id } });
+    await log.confirm(a, 3);
+    const statements: string[] = [];
+    const counting: Queryable = { query: <T>(text: string, params?: unknown[]) => (statements.push(text), db.query<T>(text, params)), exec: db.exec.bind(db) };
+    await log.appendWithin(counting, [
+      { botId: a, updates: [{ update_id: 2, payload: { late: true } }, { update_id: 4, payload: { n: 4 } }] },
+      { botId: b, updates: [{ update_id: 1, payload: { n: 1 } }, { update_id: 2, payload: { n: 2 } }] },
+    ]);
+    expect(statements.length).toBe(1);
+    expect((await log.read(a, 0, 10)).map((u) => [u.update_id, u.payload])).toEqual([[3, { n: 3 }], [4, { n: 4 }]]);
+    expect((await log.read(b, 0, 10)).map((u) => u.update_id)).toEqual([1, 2]);
     await log.close();
   });
 
