@@ -24,7 +24,6 @@ import * as inboxState from "./domain/inbox_state.ts";
 import * as intake from "./domain/intake.ts";
 import * as runtime from "./domain/runtime.ts";
 import { pollParkedHere } from "./actors/bot.ts";
-import { pollsFirst } from "./actors/polls-first.ts";
 import * as webhooks from "./domain/webhooks.ts";
 import * as pushSubscriptions from "./domain/push_subscriptions.ts";
 import { answerCallbackQuery, pressInlineButton } from "./domain/buttons.ts";
@@ -94,10 +93,11 @@ export function wire(platform: Platform): Wiring {
     publishEvents: (effects) => void outbox.dispatch(effects),
     // Only a bot with an actor here can have a poll parked here; no actor is made for this.
     committed: (botId, updates) => {
-      if (!actors.has("bot", botId)) return;
+      if (!actors.has("bot", botId)) return false;
       const date = Math.floor(Date.now() / 1000);
       const ready = updates.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
       runtime.botActor({ actors, botDeps }, botId).tell((actor) => actor.offerCommitted(ready));
+      return pollParkedHere(botDeps, botId);
     },
     logInTransaction: outbox.logInTransaction,
   };
@@ -105,9 +105,7 @@ export function wire(platform: Platform): Wiring {
     directory.close();
     await actors.close();
   });
-  const conversation: ConversationDeps = {
-    db, actors, dispatch: outbox.dispatch, publishOutbox: outbox.publishUpTo, intake: pollsFirst(intakeDeps, (botId) => pollParkedHere(botDeps, botId)),
-  };
+  const conversation: ConversationDeps = { db, actors, dispatch: outbox.dispatch, publishOutbox: outbox.publishUpTo, intake: intakeDeps };
   return {
     ...conversation, config, bus, logger, botDeps, updates: platform.updates, stopping: platform.stopping, files: platform.files,
     secretBox: new SecretBox(platform.jwtSecret), bots: directory, publicUrl: config.publicUrl, mailer: platform.mailer,

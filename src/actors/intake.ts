@@ -32,9 +32,10 @@ export interface IntakeDeps {
   publishEvents(effects: Effects): void;
   /**
    * Right after a batch commits, before its updates reach the log: a poll parked in this
-   * process may be answered from them (they are durable in the outbox). Must not throw.
+   * process may be answered from them (they are durable in the outbox). True when one of the
+   * bot's polls is parked here: the batch's events and log append then wait a turn. Must not throw.
    */
-  committed?(botId: string, updates: PendingUpdate[]): void;
+  committed?(botId: string, updates: PendingUpdate[]): boolean;
   /**
    * Present when the update log lives in the same database (embedded): updates are written
    * by the batch's own transaction (the committer's) instead of through the outbox, and after
@@ -81,9 +82,9 @@ export class IntakeActor implements ActorHooks {
       for (await eventLoopTurn(); this.waiting.length; await eventLoopTurn()) {
         const batch = this.waiting.splice(0, MAX_INTAKE_BATCH);
         const committed = await this.commitOrAnswer(batch);
-        if (committed) this.offerCommitted(committed);
+        const pollHere = committed ? this.offerCommitted(committed) : false;
         await publishing;
-        publishing = committed ? this.publishAndAnswer(batch, committed) : Promise.resolve();
+        publishing = committed ? this.publishAndAnswer(batch, committed, pollHere) : Promise.resolve();
       }
       await publishing;
       this.running = undefined;
@@ -110,14 +111,21 @@ export class IntakeActor implements ActorHooks {
     }
   }
 
-  /** Outbox path only: embedded, the log is written by the transaction itself and woken at once. */
-  private offerCommitted({ plan }: Committed): void {
-    if (!this.deps.committed || this.deps.logInTransaction || plan.updates.length === 0) return;
-    this.deps.committed(this.botId, plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload })));
+  /** Outbox path only: embedded, the log is written by the transaction itself and woken at once. True when a poll parked here took it. */
+  private offerCommitted({ plan }: Committed): boolean {
+    if (!this.deps.committed || this.deps.logInTransaction || plan.updates.length === 0) return false;
+    return this.deps.committed(this.botId, plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload })));
   }
 
-  /** Never throws: every request of the batch is answered. */
-  private async publishAndAnswer(batch: Waiting[], committed: Committed): Promise<void> {
+  /**
+   * Never throws: every request of the batch is answered. `pollFirst`: a poll parked here took
+   * the batch, and its answer (actor → use case → route → socket, a chain of awaits on this
+   * event loop) goes out before the batch's events and log append start; left in order, the
+   * append's encoding and the events' snapshots ran between the poll's awaits and the bot
+   * waited 0.1–0.9 ms longer (docs/decisions.md). The sender's acknowledgement still waits for the log.
+   */
+  private async publishAndAnswer(batch: Waiting[], committed: Committed, pollFirst = false): Promise<void> {
+    if (pollFirst) await eventLoopTurn();
     const { plan } = committed;
     const answers = plan.outcomes.map((outcome) => (outcome.kind === "new" ? this.acceptedNew(committed, outcome.index) : undefined));
     this.deps.publishEvents(this.effectsOf(committed));
