@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { mkdirSync } from "node:fs";
 import type { Db, Queryable } from "./driver.ts";
+import { mappedFsBundle, releaseZeroPages } from "./pglite-memory.ts";
 
 /**
  * Memory settings for one embedded user, passed at every start (they override the data
@@ -33,10 +34,11 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const startParams = [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS.flatMap((setting) => ["-c", setting])];
   const start = async () => {
-    const opened = await PGlite.create({ dataDir, extensions: { pg_trgm }, startParams });
+    const opened = await PGlite.create({ dataDir, extensions: { pg_trgm }, startParams, fsBundle: mappedFsBundle() });
     // Why: a first start runs initdb in its own WASM instance (and a reopen leaves the old one);
     // collecting now returns its memory instead of leaving it to a GC an idle process never triggers.
     Bun.gc(true);
+    releaseZeroPages(opened.Module.HEAPU8);
     return opened;
   };
   let pg = await start();

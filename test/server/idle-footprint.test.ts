@@ -1,7 +1,7 @@
 // The embedded process keeps what it does not use out of memory: the nats client, the mail
 // libraries and web-push load only when NATS_URL, a mail channel or a push needs them
 // (docs/decisions.md, issue 23). Each loaded library stays resident (imapflow + mailparser +
-// nodemailer ≈ 15 MB, nats ≈ 5 MB of a ~160 MB idle process), so an eager import is a
+// nodemailer ≈ 15 MB, nats ≈ 5 MB of a ~145 MB idle process), so an eager import is a
 // regression a user sees in RSS. Runs the real entry in its own process with no environment,
 // so it checks the embedded default in either test mode.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
@@ -16,6 +16,16 @@ setDefaultTimeout(2 * START_MS);
 const ROOT = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "botinbox-footprint-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/**
+ * Idle RSS 2 s after ready, as bench/ingest.ts reads it. The issue asks ≤ 150 MB; on an idle
+ * machine the median of five starts reads 145–152 MB (single readings 143–158: what JSC is
+ * compiling at that moment, PGlite's functions reach its top tier at start-up, +14 MB while it
+ * runs; docs/notes/issue-23-rss.md). So this holds the line the change made, not the issue's
+ * target: main before it read 160–161 in every start.
+ */
+const IDLE_RSS_BOUND_MB = 155;
+const RESTARTS = 4;
 
 /** Needed only with NATS_URL, a mail channel, an upload or a push: never at an idle start. */
 const LAZY = ["nats", "postgres", "imapflow", "mailparser", "nodemailer", "email-reply-parser", "file-type", "image-size"];
@@ -35,12 +45,14 @@ async function startAndReport(): Promise<{ loaded: string[]; rssMb: number }> {
   return JSON.parse(line.slice("FOOTPRINT ".length));
 }
 
-test("an idle embedded process has not loaded the nats client, the mail libraries or web-push", async () => {
+test("an idle embedded process has not loaded the nats client, the mail libraries or web-push, and stays within 155 MB (median of five starts)", async () => {
   const first = await startAndReport();
   // The first start makes the VAPID key pair, which is web-push's one use at start-up.
   expect(first.loaded.filter((name) => LAZY.includes(name))).toEqual([]);
   const restart = await startAndReport();
   expect(restart.loaded.filter((name) => [...LAZY, "web-push"].includes(name))).toEqual([]);
-  // Recorded, not asserted: RSS swings with the machine's load (see docs/notes/issue-23-embed.md).
-  console.log(`embedded idle RSS: ${first.rssMb} MB after a first start, ${restart.rssMb} MB after a restart`);
+  const readings = [first.rssMb, restart.rssMb];
+  while (readings.length < RESTARTS + 1) readings.push((await startAndReport()).rssMb);
+  console.log(`embedded idle RSS: ${first.rssMb} MB after a first start, ${readings.slice(1).join(", ")} MB after restarts`);
+  expect([...readings].sort((a, b) => a - b)[Math.floor(readings.length / 2)]!).toBeLessThanOrEqual(IDLE_RSS_BOUND_MB);
 });
