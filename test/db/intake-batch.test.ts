@@ -14,25 +14,25 @@ const emptyBatch = (botId: string, ownerId: string): BotBatchWrite => ({
   contacts: [], conversations: [], messages: [], outbox: [],
 });
 
-/** The statement's text and parameter count, as the module sends it. */
-async function statement(): Promise<{ text: string; params: number }> {
+/** The text and parameter count of the statement `send` makes, answered with `rows` instead of a database. */
+async function sent(send: (db: Queryable) => Promise<unknown>, rows: unknown[]): Promise<{ text: string; params: number }> {
   let text = "";
   let params = 0;
   const capture: Queryable = {
     async query<T>(t: string, p: unknown[] = []) {
       text = t;
       params = p.length;
-      return [{ contacts: null, conversations: null }] as T[];
+      return rows as T[];
     },
     async exec() {},
   };
-  await writeIncomingBatch(capture, [emptyBatch(NIL, NIL)]);
+  await send(capture);
   return { text, params };
 }
 
 test("the plan kept for a batch's write reads no table but the bot's row", async () => {
   const db = await sharedDb();
-  const { text, params } = await statement();
+  const { text, params } = await sent((db) => writeIncomingBatch(db, [emptyBatch(NIL, NIL)]), [{ contacts: null, conversations: null }]);
   const name = `intake_write_${crypto.randomUUID().replace(/-/g, "")}`;
   const args = Array.from({ length: params }, () => "'{}'").join(", ");
   const plan = await db.transaction(async (tx) => {
@@ -50,15 +50,7 @@ test("the plan kept for a batch's write reads no table but the bot's row", async
 
 test("the plan kept for a batch's look-ups probes indexes, never scans a table", async () => {
   const db = await sharedDb();
-  let text = "";
-  const capture: Queryable = {
-    async query<T>(t: string) {
-      text = t;
-      return [{ twins: null, contacts: null, conversations: null }] as T[];
-    },
-    async exec() {},
-  };
-  await findIntakeState(capture, [], [], []);
+  const { text } = await sent((db) => findIntakeState(db, [], [], []), [{ twins: null, contacts: null, conversations: null }]);
   const name = `intake_read_${crypto.randomUUID().replace(/-/g, "")}`;
   const plan = await db.transaction(async (tx) => {
     await tx.exec(`prepare ${name} as ${text}`);
@@ -79,15 +71,7 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
 
 test("a group commit locks its bots' rows in id order, so two processes' commits never wait on each other in a cycle", async () => {
   const db = await sharedDb();
-  let text = "";
-  const capture: Queryable = {
-    async query<T>(t: string) {
-      text = t;
-      return [] as T[];
-    },
-    async exec() {},
-  };
-  await lockBots(capture, [NIL]);
+  const { text } = await sent((db) => lockBots(db, [NIL]), []);
   // Whatever the planner picks: without the primary key's ordered scan, the statement itself must sort.
   const plan = await db.transaction(async (tx) => {
     await tx.exec("set local enable_indexscan = off; set local enable_bitmapscan = off");
