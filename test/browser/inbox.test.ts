@@ -140,7 +140,8 @@ describe.skipIf(skipBrowser)("a big inbox in a real browser", () => {
     await screenshot(page, "inbox-phone-390-list");
 
     await page.locator(`.conv[data-id="${seeded.longId}"]`).tap();
-    await expect(page.locator(".list-pane").isVisible()).resolves.toBe(false);
+    // The route change renders on the next frames: wait for the list to go, as a user would see it.
+    await page.locator(".list-pane").waitFor({ state: "hidden", timeout: UI_WAIT_MS });
     await opensAtNewestAndPagesToTheStart(page);
     await page.locator(".messages").evaluate((log) => (log.scrollTop = log.scrollHeight));
     await screenshot(page, "inbox-phone-390-conversation");

@@ -158,7 +158,7 @@ describe.skipIf(skipBrowser)("the widget's first minutes", () => {
     // Opening reads them: the count and preview go, and stay gone on the next page.
     await preview.click();
     await page.getByRole("log").getByText("Tracking number: AC123.").waitFor({ timeout: UI_WAIT_MS });
-    await expect(badge.isVisible()).resolves.toBe(false);
+    await badge.waitFor({ state: "hidden", timeout: UI_WAIT_MS });
     await page.goto(site.page("host", bot.widget_key));
     await widget(page).locator(".conn[data-s=online]").waitFor({ state: "attached", timeout: UI_WAIT_MS });
     await expect(badge.isVisible()).resolves.toBe(false);
