@@ -104,4 +104,20 @@ describe(`migrate (${MODE})`, () => {
     expect(await recorded(db)).toEqual(["001_good.sql", "002_bad.sql"]);
     await fresh.dispose();
   }, SLOW_MS);
+
+  test("every GIN index keeps a short pending list, one added later too (sql/270: a 4 MB merge inside an insert stalled its whole batch)", async () => {
+    const fresh = await freshDatabase();
+    const db = await fresh.connect();
+    await migrate(db);
+    const gin = await db.query<{ name: string; options: string[] | null }>(
+      `select c.relname as name, c.reloptions as options from pg_class c join pg_am a on a.oid = c.relam
+       where a.amname = 'gin' and c.relnamespace = 'public'::regnamespace order by 1`,
+    );
+    expect(gin.map((index) => index.name)).toContain("messages_text_trgm");
+    expect(gin.filter((index) => !index.options?.includes(`gin_pending_list_limit=${GIN_PENDING_LIST_KB}`)).map((index) => index.name)).toEqual([]);
+    await fresh.dispose();
+  }, SLOW_MS);
 });
+
+/** sql/270's limit, in kB. */
+const GIN_PENDING_LIST_KB = 512;
