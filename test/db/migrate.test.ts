@@ -117,6 +117,27 @@ describe(`migrate (${MODE})`, () => {
     expect(gin.filter((index) => !index.options?.includes(`gin_pending_list_limit=${GIN_PENDING_LIST_KB}`)).map((index) => index.name)).toEqual([]);
     await fresh.dispose();
   }, SLOW_MS);
+
+  test("no index repeats another's leading columns (each costs every insert; sql/271)", async () => {
+    const fresh = await freshDatabase();
+    const db = await fresh.connect();
+    await migrate(db);
+    // Same table, method and predicate, and its columns the other's first ones. Sort direction
+    // is not compared: a btree read backwards serves the other order after equal leading keys.
+    const repeated = await db.query<{ repeated: string; covered_by: string }>(
+      `select xc.relname as repeated, yc.relname as covered_by
+       from pg_index x join pg_index y on x.indrelid = y.indrelid and x.indexrelid <> y.indexrelid
+       join pg_class xc on xc.oid = x.indexrelid join pg_class yc on yc.oid = y.indexrelid
+       cross join lateral (select string_to_array(x.indkey::text, ' ') as xk, string_to_array(y.indkey::text, ' ') as yk) k
+       where xc.relam = yc.relam and xc.relnamespace = 'public'::regnamespace
+         and not x.indisunique and x.indexprs is null and y.indexprs is null
+         and pg_get_expr(x.indpred, x.indrelid) is not distinct from pg_get_expr(y.indpred, y.indrelid)
+         and k.yk[1:cardinality(k.xk)] = k.xk
+         and (cardinality(k.xk) < cardinality(k.yk) or y.indisunique or x.indexrelid > y.indexrelid)`,
+    );
+    expect(repeated).toEqual([]);
+    await fresh.dispose();
+  }, SLOW_MS);
 });
 
 /** sql/270's limit, in kB. */
