@@ -57,6 +57,17 @@ async function freshDatabase(): Promise<FreshDatabase> {
   return fresh;
 }
 
+/** One fresh database with every migration applied, shared by the tests that read the schema (freed with the rest). */
+let schema: Promise<Db> | undefined;
+function migratedSchema(): Promise<Db> {
+  schema ??= (async () => {
+    const db = await (await freshDatabase()).connect();
+    await migrate(db);
+    return db;
+  })();
+  return schema;
+}
+
 const recorded = async (db: Db) =>
   (await db.query<{ name: string }>(`select name from schema_migrations order by name`)).map((r) => r.name);
 
@@ -106,22 +117,17 @@ describe(`migrate (${MODE})`, () => {
   }, SLOW_MS);
 
   test("every GIN index keeps a short pending list, one added later too (sql/270: a 4 MB merge inside an insert stalled its whole batch)", async () => {
-    const fresh = await freshDatabase();
-    const db = await fresh.connect();
-    await migrate(db);
+    const db = await migratedSchema();
     const gin = await db.query<{ name: string; options: string[] | null }>(
       `select c.relname as name, c.reloptions as options from pg_class c join pg_am a on a.oid = c.relam
        where a.amname = 'gin' and c.relnamespace = 'public'::regnamespace order by 1`,
     );
     expect(gin.map((index) => index.name)).toContain("messages_text_trgm");
     expect(gin.filter((index) => !index.options?.includes(`gin_pending_list_limit=${GIN_PENDING_LIST_KB}`)).map((index) => index.name)).toEqual([]);
-    await fresh.dispose();
   }, SLOW_MS);
 
   test("no index repeats another's leading columns (each costs every insert; sql/271)", async () => {
-    const fresh = await freshDatabase();
-    const db = await fresh.connect();
-    await migrate(db);
+    const db = await migratedSchema();
     // Same table, method and predicate, and its columns the other's first ones. Sort direction
     // is not compared: a btree read backwards serves the other order after equal leading keys.
     const repeated = await db.query<{ repeated: string; covered_by: string }>(
@@ -136,7 +142,6 @@ describe(`migrate (${MODE})`, () => {
          and (cardinality(k.xk) < cardinality(k.yk) or y.indisunique or x.indexrelid > y.indexrelid)`,
     );
     expect(repeated).toEqual([]);
-    await fresh.dispose();
   }, SLOW_MS);
 });
 
