@@ -28,8 +28,9 @@ export interface BotUpdates {
   updates: NewUpdate[];
 }
 
-// The confirmed watermark of a bot, 0 when it never confirmed anything.
-const WATERMARK = `coalesce((select below from update_log_confirmed where bot_id = $1), 0)`;
+// The confirmed watermark of a bot (named by a parameter or a column), 0 when it never confirmed anything.
+const watermarkOf = (botId: string) => `coalesce((select below from update_log_confirmed c where c.bot_id = ${botId}), 0)`;
+const WATERMARK = watermarkOf("$1");
 
 interface Row {
   update_id: number;
@@ -71,7 +72,7 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
         `insert into update_log (bot_id, update_id, payload, appended_at)
          select v.bot_id, v.update_id, v.payload::jsonb, $4::timestamptz
          from unnest($1::uuid[], $2::int8[], $3::text[]) as v(bot_id, update_id, payload)
-         where v.update_id >= coalesce((select below from update_log_confirmed c where c.bot_id = v.bot_id), 0)
+         where v.update_id >= ${watermarkOf("v.bot_id")}
          on conflict (bot_id, update_id) do nothing`,
         [rows.map((r) => r.botId), rows.map((r) => r.u.update_id), rows.map((r) => json(r.u.payload)), new Date(now()).toISOString()],
       );
