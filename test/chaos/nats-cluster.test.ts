@@ -23,10 +23,14 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
   await Promise.all([pg.start(), cluster.start()]);
   const admin = await connect({ servers: cluster.url.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   onCleanup(() => admin.close());
-  // JetStream answers once the cluster has elected its meta leader.
-  await waitFor("JetStream cluster ready", async () => {
+  // Ready when an R3 stream can be placed: JetStream answers as soon as the meta leader is
+  // elected, but placement needs all three peers known to it ("no suitable peers for
+  // placement" failed a web process's start-up once in CI).
+  await waitFor("JetStream cluster ready for R3 streams", async () => {
     try {
-      await (await admin.jetstreamManager({ timeout: 2000 })).getAccountInfo();
+      const jsm = await admin.jetstreamManager({ timeout: 2000 });
+      await jsm.streams.add({ name: "READY_PROBE", subjects: ["ready.probe"], num_replicas: 3 });
+      await jsm.streams.delete("READY_PROBE");
       return true;
     } catch {
       return false;
