@@ -55,10 +55,12 @@ describe.skipIf(skipBrowser)("installable cabinet", () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/#/inbox`);
     await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_WAIT_MS });
-    // The worker is active and the page itself is in its cache.
+    // The worker has finished activating and controls the page (it claims open tabs), and the
+    // page itself is in its cache. `registration.active` alone is set while the worker is still
+    // activating: going offline then failed the reload once in CI (net::ERR_INTERNET_DISCONNECTED).
     await page.waitForFunction(async () => {
       const registration = await navigator.serviceWorker.getRegistration("/");
-      return Boolean(registration?.active) && Boolean(await caches.match("/"));
+      return registration?.active?.state === "activated" && navigator.serviceWorker.controller !== null && Boolean(await caches.match("/"));
     }, undefined, { timeout: UI_WAIT_MS });
     const cdp = await context.newCDPSession(page);
     const deadline = Date.now() + UI_WAIT_MS;
