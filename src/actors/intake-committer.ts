@@ -11,7 +11,7 @@ import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
 import {
-  findConversationsByIds, findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch,
+  findConversationsByIds, findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch,
   type BotKey, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
@@ -187,6 +187,7 @@ export class IntakeCommitter {
       if (writing.length === 0) return { last: Promise.resolve(results()) };
       // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
       const writes = inOrder(db, [
+        () => db.kind === "postgres" ? keepOnePlanPerStatement(tx) : Promise.resolve(),
         () => writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
           botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
           messages: plan.messageWrites,
@@ -198,7 +199,7 @@ export class IntakeCommitter {
       // The next transaction may look up beside this one's writes (IN_FLIGHT).
       writesSent();
       return {
-        last: writes.then(([written, touched]) => {
+        last: writes.then(([, written, touched]) => {
           for (const c of written.contacts) contacts.set(c.id, c);
           for (const c of [...written.conversations, ...touched]) conversations.set(c.id, c);
           return results();

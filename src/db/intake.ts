@@ -101,6 +101,20 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
   return db.query<DbConversation>(`select ${CONVERSATION_COLUMNS} from conversations c where c.id = any($1::uuid[])`, [ids]);
 }
 
+/**
+ * For the rest of the transaction, prepared statements run on the one plan kept per connection,
+ * made without sequential scans. Sent before the writes and the touch, whose every table access
+ * has a single index to use (a primary key, or the conflict target of an insert), so that plan
+ * is the probe custom planning picks, whatever the tables held when it was made: PostgreSQL
+ * otherwise planned the touch (and chose custom plans for the write) on every batch, 0.3–0.6 ms
+ * of planning per transaction. Not for the look-ups: several indexes lead with bot_id, and a plan
+ * made on empty tables probed conversations by bot alone (docs/decisions.md, round 5).
+ * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
+ */
+export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
+  await db.query(`select set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`);
+}
+
 export interface ContactWrite extends ContactFields {
   id: string;
   number: number;

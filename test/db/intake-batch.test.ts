@@ -5,7 +5,9 @@
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
-import { findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite } from "../../src/db/intake.ts";
+import {
+  findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
+} from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
@@ -67,6 +69,34 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
   // Messages by their client id: an index of the bot's messages alone reads all of them (a hot bot's every message, per batch).
   const byClientId = /Index Cond: \(\([\w.]*bot_id = k\.bot_id\) AND \([\w.]*client_message_id = k\.client_id\)/.test(plan);
   expect({ plan, reached, byClientId }).toEqual({ plan, reached: { messages: true, contacts: true, conversations: true }, byClientId: true });
+});
+
+test("after keepOnePlanPerStatement the touch's one kept plan probes the primary keys, whatever the tables hold; the transaction ends it", async () => {
+  const db = await sharedDb();
+  const now = new Date();
+  const { text, params } = await sent((db) => touchConversationsForIncoming(db, [
+    { id: NIL, added: 1, lastMessageId: NIL, latestAt: now, earliestAt: now, contactId: NIL },
+  ]), []);
+  const name = `intake_touch_${crypto.randomUUID().replace(/-/g, "")}`;
+  const args = Array.from({ length: params }, () => `'{}'`).join(", ");
+  const kept = await db.transaction(async (tx) => {
+    await keepOnePlanPerStatement(tx);
+    await tx.exec(`prepare ${name} as ${text}`);
+    try {
+      const mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
+      const plan = (await tx.query<Record<string, string>>(`explain execute ${name}(${args})`)).map((row) => Object.values(row)[0]).join("\n");
+      return { mode, plan };
+    } finally {
+      await tx.exec(`deallocate ${name}`);
+    }
+  });
+  const probes = (plan: string) => ({
+    conversations: /(Index Scan using|Bitmap Index Scan on) conversations_pkey\b/.test(plan) && !/Seq Scan on conversations\b/.test(plan),
+    reports: /(Index Scan using|Bitmap Index Scan on) report_conversations_pkey\b/.test(plan) && !/Seq Scan on report_conversations\b/.test(plan),
+  });
+  expect({ plan: kept.plan, mode: kept.mode, probes: probes(kept.plan) }).toEqual({ plan: kept.plan, mode: "force_generic_plan", probes: { conversations: true, reports: true } });
+  // Set for the transaction only: the next one plans as before.
+  expect((await db.query<{ seqscan: string }>("select current_setting('enable_seqscan') as seqscan"))[0]!.seqscan).toBe("on");
 });
 
 test("a group commit locks its bots' rows in id order, so two processes' commits never wait on each other in a cycle", async () => {

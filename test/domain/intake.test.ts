@@ -214,6 +214,29 @@ describe("group commit", () => {
     expect(seen.map((updates) => updates.map((u) => u.message.text))).toEqual([["first bot"], ["second bot"]]);
   });
 
+  test("on PostgreSQL the writes run on kept plans: the settings go out after the look-ups, before the write (PGlite: never)", async () => {
+    const row = (await findBotById(client.platform.db, bot.id))!;
+    const sent: string[] = [];
+    const db = client.platform.db;
+    const recording = new Proxy(db, {
+      get(target, key) {
+        if (key === "transactionCommitBehind") {
+          return <T>(fn: (tx: Parameters<Parameters<Db["transactionCommitBehind"]>[0]>[0]) => Promise<{ last: Promise<T> }>) =>
+            target.transactionCommitBehind((tx) => fn({ ...tx, query: (text, params) => (sent.push(text.trim().slice(0, 40)), tx.query(text, params)) }));
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const actor = new IntakeActor({ ...client.wiring.intake, committer: new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction }) }, bot.id);
+    await actor.submit({ chatId: "kept-plans", input: input(row, "kept-plans", "hello", null) }).accepted;
+    await actor.onStop();
+    const at = (start: string) => sent.findIndex((text) => text.startsWith(start));
+    const [lookups, settings, write] = [at("select (select json_agg(t)"), at("select set_config('plan_cache_mode'"), at("with counters as")];
+    expect({ sent, order: settings === -1 ? "none" : lookups < settings && settings < write ? "look-ups, settings, write" : "other" })
+      .toEqual({ sent, order: db.kind === "postgres" ? "look-ups, settings, write" : "none" });
+  });
+
   test("a rotated token is refused at once by another process", async () => {
     const owner = await registerUser(client);
     const other = await createTestBot(client, owner);
