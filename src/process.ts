@@ -111,8 +111,8 @@ export async function runProcess(role: Role, startRole: StartRole, overrides: Op
  * Start-up frees most of what it allocates (module parsing, PGlite's WASM compile and start,
  * the migration check), but the allocator keeps freed pages resident until it is called
  * again, and an idle process does not call it: the embedded default read 154–160 MB idle,
- * 140–149 with this (docs/decisions.md, "Start-up's freed memory goes back"). JSC runs it at
- * its next idle moment; the code it drops is compiled again when first used.
+ * 135–151 with this (docs/decisions.md, "Start-up's freed memory goes back to the kernel"). JSC
+ * runs it at its next idle moment; the code it drops is compiled again when first used.
  */
 function releaseStartupMemory(): void {
   Bun.gc(true);

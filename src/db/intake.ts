@@ -106,9 +106,9 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
  * made without sequential scans. Sent before the writes and the touch, whose every table access
  * has a single index to use (a primary key, or the conflict target of an insert), so that plan
  * is the probe custom planning picks, whatever the tables held when it was made: PostgreSQL
- * otherwise planned the touch (and chose custom plans for the write) on every batch, 0.3–0.6 ms
- * of planning per transaction. Not for the look-ups: several indexes lead with bot_id, and a plan
- * made on empty tables probed conversations by bot alone (docs/decisions.md, round 5).
+ * otherwise planned both on every batch (a parked poll waited 0.3 ms less without it; PostgreSQL
+ * CPU per message −12 %, docs/decisions.md round 8). Not for the look-ups: several indexes lead
+ * with bot_id, and a plan made on empty tables probes conversations by bot alone (round 5).
  * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
  */
 export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
