@@ -21,8 +21,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
  * Idle RSS 2 s after ready, as bench/ingest.ts reads it: the issue's ≤ 150 MB. Single readings
  * swing with what JSC is compiling at that moment (PGlite's functions reach its top tier at
  * start-up), hence the median of five. Start-up's freed memory is handed back once the process
- * is up (src/process.ts releaseStartupMemory): 136–151 MB, median 139–147, where it read
- * 154–160 before on an idle machine and failed a 155 MB bound in CI.
+ * is up (src/process.ts releaseStartupMemory): single readings 135–151 MB, the median of five
+ * 137–142, where it read 154–160 before on an idle machine and failed a 155 MB bound in CI.
  */
 const IDLE_RSS_BOUND_MB = 150;
 const RESTARTS = 4;
