@@ -17,6 +17,7 @@ import {
 import { isDependencyOutage, notFound } from "../core/errors.ts";
 import { json } from "../db/driver.ts";
 import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
+import { LookupPlanGate } from "./lookup-plan-gate.ts";
 
 /**
  * Why: bounds one transaction (its statement's size, how long it holds its bots' locks, its
@@ -57,6 +58,8 @@ export interface CommitterDeps {
   db: Db;
   /** Present when the update log lives in the same database (embedded): the transaction writes the updates itself. */
   logInTransaction?: { append(tx: Queryable, appends: BotUpdates[]): Promise<void> };
+  /** Rows each look-up table must have had analysed before the look-ups run on kept plans (tests move it). */
+  keptLookupPlanMinRows?: number;
 }
 
 interface Handed {
@@ -73,7 +76,11 @@ export class IntakeCommitter {
   private inFlight = 0;
   private scheduled = false;
 
-  constructor(private readonly deps: CommitterDeps) {}
+  private readonly lookupPlans: LookupPlanGate;
+
+  constructor(private readonly deps: CommitterDeps) {
+    this.lookupPlans = new LookupPlanGate(deps.db, deps.keptLookupPlanMinRows);
+  }
 
   /** Resolves once the batch is committed; rejects with what failed it (another bot's bad row never does). */
   commit(bot: DbBot, items: IntakeItem[]): Promise<Committed> {
@@ -158,13 +165,16 @@ export class IntakeCommitter {
   }
 
   /** One transaction for every handed batch; a batch whose bot is gone gets its error, the rest commit. */
-  private transaction(batches: Handed[], writesSent: () => void): Promise<(Committed | Error)[]> {
+  private async transaction(batches: Handed[], writesSent: () => void): Promise<(Committed | Error)[]> {
     const { db, logInTransaction } = this.deps;
     const keys = lookupKeys(batches);
+    // PostgreSQL: every statement on kept plans once the statistics allow it, else from the writes on.
+    const keptFromTheStart = await this.lookupPlans.allowed();
     return db.transactionCommitBehind(async (tx) => {
       // The look-ups (one statement) run after the locks are granted (one connection runs them in
       // order), so they see everything committed before: one round trip for both.
-      const [locked, found] = await inOrder(db, [
+      const [, locked, found] = await inOrder(db, [
+        () => keptFromTheStart ? keepOnePlanPerStatement(tx) : Promise.resolve(),
         () => lockBots(tx, batches.map((b) => b.bot.id)),
         () => findIntakeState(tx, keys.clientIds, keys.senders, keys.chats),
       ] as const);
@@ -187,7 +197,7 @@ export class IntakeCommitter {
       if (writing.length === 0) return { last: Promise.resolve(results()) };
       // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
       const writes = inOrder(db, [
-        () => db.kind === "postgres" ? keepOnePlanPerStatement(tx) : Promise.resolve(),
+        () => db.kind === "postgres" && !keptFromTheStart ? keepOnePlanPerStatement(tx) : Promise.resolve(),
         () => writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
           botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
           messages: plan.messageWrites,

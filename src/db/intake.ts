@@ -107,12 +107,27 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
  * has a single index to use (a primary key, or the conflict target of an insert), so that plan
  * is the probe custom planning picks, whatever the tables held when it was made: PostgreSQL
  * otherwise planned both on every batch (a parked poll waited 0.3 ms less without it; PostgreSQL
- * CPU per message −12 %, docs/decisions.md round 8). Not for the look-ups: several indexes lead
- * with bot_id, and a plan made on empty tables probes conversations by bot alone (round 5).
+ * CPU per message −12 %, docs/decisions.md round 8). Before the lock and the look-ups only once
+ * the tables carry statistics (intakeTablesAnalyzed): several indexes lead with bot_id, and a
+ * plan made on empty or unanalysed tables probes conversations by bot alone (round 5).
  * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
  */
 export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
   await db.query(`select set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`);
+}
+
+/**
+ * Whether ANALYZE (autovacuum's, or anyone's) has seen at least `minRows` rows in each of the
+ * look-ups' tables. Then a plan made from the statistics probes the unique (bot, key) indexes:
+ * a bot-only index is estimated to return a bot's share of the rows, not one.
+ */
+export async function intakeTablesAnalyzed(db: Queryable, minRows: number): Promise<boolean> {
+  const rows = await db.query<{ ready: boolean | null }>(
+    `select bool_and(c.reltuples >= $1::real) as ready from pg_class c
+     where c.oid = any(array['conversations', 'contacts', 'messages']::regclass[])`,
+    [minRows],
+  );
+  return rows[0]?.ready === true;
 }
 
 export interface ContactWrite extends ContactFields {

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Queryable } from "../../src/db/driver.ts";
 import {
-  findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
+  findIntakeState, intakeTablesAnalyzed, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
 } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
 
@@ -97,6 +97,45 @@ test("after keepOnePlanPerStatement the touch's one kept plan probes the primary
   expect({ plan: kept.plan, mode: kept.mode, probes: probes(kept.plan) }).toEqual({ plan: kept.plan, mode: "force_generic_plan", probes: { conversations: true, reports: true } });
   // Set for the transaction only: the next one plans as before.
   expect((await db.query<{ seqscan: string }>("select current_setting('enable_seqscan') as seqscan"))[0]!.seqscan).toBe("on");
+});
+
+test("once a thousand rows are analysed, the look-ups' kept plan probes the unique (bot, key) indexes on both columns", async () => {
+  const db = await sharedDb();
+  const stamp = crypto.randomUUID().replace(/-/g, "");
+  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`stats-${stamp}@example.com`]);
+  const [bot] = await db.query<{ id: string }>(
+    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
+     values ($1, 'stats', $2, $2, 'x', $2, $2) returning id`,
+    [user!.id, `stats_${stamp}`],
+  );
+  // 1,200 chats of one bot, each with its contact and a message: what a bot that has served a while holds.
+  await db.query(`insert into contacts (id, bot_id, owner_id, number, contact_key)
+    select gen_random_uuid(), $1, $2, n, 'k' || n from generate_series(1, 1200) n`, [bot!.id, user!.id]);
+  await db.query(`insert into conversations (id, bot_id, owner_id, number, chat_id, channel, contact_id)
+    select gen_random_uuid(), $1, $2, c.number, 'chat' || c.number, 'api', c.id from contacts c where c.bot_id = $1`, [bot!.id, user!.id]);
+  await db.query(`insert into messages (id, bot_id, owner_id, conversation_id, message_id, direction, sender, text, client_message_id)
+    select gen_random_uuid(), $1, $2, v.id, v.number, 'in', 'user', 'hello', 'c' || v.number from conversations v where v.bot_id = $1`, [bot!.id, user!.id]);
+  await db.exec("analyze contacts; analyze conversations; analyze messages");
+  expect(await intakeTablesAnalyzed(db, 1_000)).toBe(true);
+  expect(await intakeTablesAnalyzed(db, Number.MAX_SAFE_INTEGER)).toBe(false);
+
+  const { text } = await sent((db) => findIntakeState(db, [], [], []), [{ twins: null, contacts: null, conversations: null }]);
+  const name = `intake_read_${stamp}`;
+  const plan = await db.transaction(async (tx) => {
+    await keepOnePlanPerStatement(tx);
+    await tx.exec(`prepare ${name} as ${text}`);
+    try {
+      return (await tx.query<Record<string, string>>(`explain execute ${name}('{${bot!.id}}', '{c1}', '{${bot!.id}}', '{k1}', '{${bot!.id}}', '{chat1}')`)).map((row) => Object.values(row)[0]).join("\n");
+    } finally {
+      await tx.exec(`deallocate ${name}`);
+    }
+  });
+  const probes = {
+    contacts: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*contact_key = \w+\.key\)\)/.test(plan),
+    conversations: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*chat_id = \w+\.chat_id\)\)/.test(plan),
+    twins: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*client_message_id = \w+\.client_id\)\)/.test(plan),
+  };
+  expect({ plan, probes }).toEqual({ plan, probes: { contacts: true, conversations: true, twins: true } });
 });
 
 test("a group commit locks its bots' rows in id order, so two processes' commits never wait on each other in a cycle", async () => {

@@ -214,11 +214,11 @@ describe("group commit", () => {
     expect(seen.map((updates) => updates.map((u) => u.message.text))).toEqual([["first bot"], ["second bot"]]);
   });
 
-  test("on PostgreSQL the writes run on kept plans: the settings go out after the look-ups, before the write (PGlite: never)", async () => {
+  /** The first 40 characters of each statement a committer of our own sends in its transactions, after one message. */
+  async function statementsOfOneMessage(keptLookupPlanMinRows: number, chat: string): Promise<string[]> {
     const row = (await findBotById(client.platform.db, bot.id))!;
     const sent: string[] = [];
-    const db = client.platform.db;
-    const recording = new Proxy(db, {
+    const recording = new Proxy(client.platform.db, {
       get(target, key) {
         if (key === "transactionCommitBehind") {
           return <T>(fn: (tx: Parameters<Parameters<Db["transactionCommitBehind"]>[0]>[0]) => Promise<{ last: Promise<T> }>) =>
@@ -228,13 +228,32 @@ describe("group commit", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const actor = new IntakeActor({ ...client.wiring.intake, committer: new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction }) }, bot.id);
-    await actor.submit({ chatId: "kept-plans", input: input(row, "kept-plans", "hello", null) }).accepted;
+    const committer = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction, keptLookupPlanMinRows });
+    const actor = new IntakeActor({ ...client.wiring.intake, committer }, bot.id);
+    await actor.submit({ chatId: chat, input: input(row, chat, "hello", null) }).accepted;
     await actor.onStop();
-    const at = (start: string) => sent.findIndex((text) => text.startsWith(start));
-    const [lookups, settings, write] = [at("select (select json_agg(t)"), at("select set_config('plan_cache_mode'"), at("with counters as")];
-    expect({ sent, order: settings === -1 ? "none" : lookups < settings && settings < write ? "look-ups, settings, write" : "other" })
-      .toEqual({ sent, order: db.kind === "postgres" ? "look-ups, settings, write" : "none" });
+    return sent;
+  }
+
+  /** The order of the lock, the look-ups, the settings and the write among the statements sent. */
+  function orderOf(sent: string[]): string {
+    const parts = [["lock", "select id, last_message_id"], ["look-ups", "select (select json_agg(t)"], ["settings", "select set_config('plan_cache_mode'"], ["write", "with counters as"]] as const;
+    return parts.map(([name, start]) => [name, sent.findIndex((text) => text.startsWith(start))] as const)
+      .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
+  }
+
+  test("on PostgreSQL the writes run on kept plans: the settings go out after the look-ups, before the write (PGlite: never)", async () => {
+    // Statistics never large enough: the look-ups keep their custom plans.
+    const sent = await statementsOfOneMessage(Number.MAX_SAFE_INTEGER, "kept-plans");
+    expect({ sent, order: orderOf(sent) })
+      .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "lock, look-ups, settings, write" : "lock, look-ups, write" });
+  });
+
+  test("once the statistics allow it, the settings go out first: lock and look-ups on kept plans too (PostgreSQL)", async () => {
+    // Any statistics at all (never analysed is -1 rows) count as enough here.
+    const sent = await statementsOfOneMessage(-1, "kept-plans-first");
+    expect({ sent, order: orderOf(sent) })
+      .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "settings, lock, look-ups, write" : "lock, look-ups, write" });
   });
 
   test("a rotated token is refused at once by another process", async () => {
