@@ -32,6 +32,18 @@ async function sent(send: (db: Queryable) => Promise<unknown>, rows: unknown[]):
   return { text, params };
 }
 
+/** A user and one bot of theirs, inserted as rows (no API): what the statements here write for. */
+async function userWithBot(db: Queryable, tag: string): Promise<{ stamp: string; user: { id: string }; bot: { id: string } }> {
+  const stamp = crypto.randomUUID().replace(/-/g, "");
+  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`${tag}-${stamp}@example.com`]);
+  const [bot] = await db.query<{ id: string }>(
+    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
+     values ($1, $3, $2, $2, 'x', $2, $2) returning id`,
+    [user!.id, `${tag}_${stamp}`, tag],
+  );
+  return { stamp, user: user!, bot: bot! };
+}
+
 test("the plan kept for a batch's write reads no table but the bot's row", async () => {
   const db = await sharedDb();
   const { text, params } = await sent((db) => writeIncomingBatch(db, [emptyBatch(NIL, NIL)]), [{ contacts: null, conversations: null }]);
@@ -101,13 +113,7 @@ test("after keepOnePlanPerStatement the touch's one kept plan probes the primary
 
 test("once a thousand rows are analysed, the look-ups' kept plan probes the unique (bot, key) indexes on both columns", async () => {
   const db = await sharedDb();
-  const stamp = crypto.randomUUID().replace(/-/g, "");
-  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`stats-${stamp}@example.com`]);
-  const [bot] = await db.query<{ id: string }>(
-    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
-     values ($1, 'stats', $2, $2, 'x', $2, $2) returning id`,
-    [user!.id, `stats_${stamp}`],
-  );
+  const { stamp, user, bot } = await userWithBot(db, "stats");
   // 1,200 chats of one bot, each with its contact and a message: what a bot that has served a while holds.
   await db.query(`insert into contacts (id, bot_id, owner_id, number, contact_key)
     select gen_random_uuid(), $1, $2, n, 'k' || n from generate_series(1, 1200) n`, [bot!.id, user!.id]);
@@ -154,13 +160,7 @@ test("a group commit locks its bots' rows in id order, so two processes' commits
 
 test("a batch's write stores contact, conversation, message and outbox row, and returns them with real dates", async () => {
   const db = await sharedDb();
-  const stamp = crypto.randomUUID().replace(/-/g, "");
-  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`batch-${stamp}@example.com`]);
-  const [bot] = await db.query<{ id: string }>(
-    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
-     values ($1, 'batch', $2, $2, 'x', $2, $2) returning id`,
-    [user!.id, `batch_${stamp}`],
-  );
+  const { stamp, user, bot } = await userWithBot(db, "batch");
   const [contactId, conversationId, messageId] = [newRowId(), newRowId(), newRowId()];
   const at = new Date(Date.now() - 60_000);
   const written = await db.transaction((tx) => writeIncomingBatch(tx, [{
@@ -189,13 +189,7 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
 
 test("a batch writes its report roll-up once: first incoming message and per-quarter counts, as the triggers would", async () => {
   const db = await sharedDb();
-  const stamp = crypto.randomUUID().replace(/-/g, "");
-  const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ($1, 'x') returning id`, [`rollup-${stamp}@example.com`]);
-  const [bot] = await db.query<{ id: string }>(
-    `insert into bots (owner_id, name, username, token_hash, token_encrypted, widget_key, integration_key)
-     values ($1, 'rollup', $2, $2, 'x', $2, $2) returning id`,
-    [user!.id, `rollup_${stamp}`],
-  );
+  const { stamp, user, bot } = await userWithBot(db, "rollup");
   const contactId = newRowId();
   const [webChat, apiChat] = [newRowId(), newRowId()];
   // Client times out of order, across two quarter hours: 10:20 (web), 10:05 (web), 10:10 (api).
