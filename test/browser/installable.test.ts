@@ -56,8 +56,8 @@ describe.skipIf(skipBrowser)("installable cabinet", () => {
     await page.goto(`${server.url}/#/inbox`);
     await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_WAIT_MS });
     // The worker has finished activating and controls the page (it claims open tabs), and the
-    // page itself is in its cache. `registration.active` alone is set while the worker is still
-    // activating: going offline then failed the reload once in CI (net::ERR_INTERNET_DISCONNECTED).
+    // page itself is in its cache: only a controlled page's reload reaches the worker at all
+    // (`registration.active` alone is set while the worker is still activating).
     await page.waitForFunction(async () => {
       const registration = await navigator.serviceWorker.getRegistration("/");
       return registration?.active?.state === "activated" && navigator.serviceWorker.controller !== null && Boolean(await caches.match("/"));

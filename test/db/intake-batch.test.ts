@@ -4,7 +4,7 @@
 // that reads a table (a touch of known conversations did) would scan that table for good.
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
-import type { Queryable } from "../../src/db/driver.ts";
+import type { Db, Queryable } from "../../src/db/driver.ts";
 import {
   findIntakeState, intakeTablesAnalyzed, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
 } from "../../src/db/intake.ts";
@@ -44,20 +44,30 @@ async function userWithBot(db: Queryable, tag: string): Promise<{ stamp: string;
   return { stamp, user: user!, bot: bot! };
 }
 
-test("the plan kept for a batch's write reads no table but the bot's row", async () => {
-  const db = await sharedDb();
-  const { text, params } = await sent((db) => writeIncomingBatch(db, [emptyBatch(NIL, NIL)]), [{ contacts: null, conversations: null }]);
-  const name = `intake_write_${crypto.randomUUID().replace(/-/g, "")}`;
-  const args = Array.from({ length: params }, () => "'{}'").join(", ");
-  const plan = await db.transaction(async (tx) => {
+/**
+ * EXPLAIN of the plan a connection keeps for `text` once `keep` has set the transaction up,
+ * executed with these literal arguments; the prepared statement is gone afterwards.
+ */
+async function keptPlan(db: Db, text: string, args: string, keep: (tx: Queryable) => Promise<void>): Promise<string> {
+  const name = `intake_plan_${crypto.randomUUID().replace(/-/g, "")}`;
+  return db.transaction(async (tx) => {
+    await keep(tx);
     await tx.exec(`prepare ${name} as ${text}`);
     try {
-      await tx.exec("set local plan_cache_mode = force_generic_plan");
       return (await tx.query<Record<string, string>>(`explain execute ${name}(${args})`)).map((row) => Object.values(row)[0]).join("\n");
     } finally {
       await tx.exec(`deallocate ${name}`);
     }
   });
+}
+
+/** The plan PostgreSQL would settle on in auto mode after a few runs. */
+const genericPlan = (tx: Queryable) => tx.exec("set local plan_cache_mode = force_generic_plan");
+
+test("the plan kept for a batch's write reads no table but the bot's row", async () => {
+  const db = await sharedDb();
+  const { text, params } = await sent((db) => writeIncomingBatch(db, [emptyBatch(NIL, NIL)]), [{ contacts: null, conversations: null }]);
+  const plan = await keptPlan(db, text, Array.from({ length: params }, () => "'{}'").join(", "), genericPlan);
   expect(plan).toContain("Insert on messages");
   expect(plan).not.toMatch(/Scan (using \S+ )?on (conversations|messages|contacts|outbox|report_conversations|report_incoming_quarters)\b/);
 });
@@ -65,16 +75,7 @@ test("the plan kept for a batch's write reads no table but the bot's row", async
 test("the plan kept for a batch's look-ups probes indexes, never scans a table", async () => {
   const db = await sharedDb();
   const { text } = await sent((db) => findIntakeState(db, [], [], []), [{ twins: null, contacts: null, conversations: null }]);
-  const name = `intake_read_${crypto.randomUUID().replace(/-/g, "")}`;
-  const plan = await db.transaction(async (tx) => {
-    await tx.exec(`prepare ${name} as ${text}`);
-    try {
-      await tx.exec("set local plan_cache_mode = force_generic_plan");
-      return (await tx.query<Record<string, string>>(`explain execute ${name}('{${NIL}}', '{a}', '{${NIL}}', '{b}', '{${NIL}}', '{c}')`)).map((row) => Object.values(row)[0]).join("\n");
-    } finally {
-      await tx.exec(`deallocate ${name}`);
-    }
-  });
+  const plan = await keptPlan(db, text, `'{${NIL}}', '{a}', '{${NIL}}', '{b}', '{${NIL}}', '{c}'`, genericPlan);
   // Each table reached through one of its indexes (a plain or a bitmap index scan), none read whole; the plan is shown on failure.
   const reached = Object.fromEntries(["messages", "contacts", "conversations"].map((table) => [table,
     new RegExp(`(Index (Only )?Scan using \\S+|Bitmap Heap Scan) on ${table}\\b`).test(plan) && !new RegExp(`Seq Scan on ${table}\\b`).test(plan)]));
@@ -89,19 +90,12 @@ test("after keepOnePlanPerStatement the touch's one kept plan probes the primary
   const { text, params } = await sent((db) => touchConversationsForIncoming(db, [
     { id: NIL, added: 1, lastMessageId: NIL, latestAt: now, earliestAt: now, contactId: NIL },
   ]), []);
-  const name = `intake_touch_${crypto.randomUUID().replace(/-/g, "")}`;
-  const args = Array.from({ length: params }, () => `'{}'`).join(", ");
-  const kept = await db.transaction(async (tx) => {
+  let mode = "";
+  const plan = await keptPlan(db, text, Array.from({ length: params }, () => `'{}'`).join(", "), async (tx) => {
     await keepOnePlanPerStatement(tx);
-    await tx.exec(`prepare ${name} as ${text}`);
-    try {
-      const mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
-      const plan = (await tx.query<Record<string, string>>(`explain execute ${name}(${args})`)).map((row) => Object.values(row)[0]).join("\n");
-      return { mode, plan };
-    } finally {
-      await tx.exec(`deallocate ${name}`);
-    }
+    mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
   });
+  const kept = { mode, plan };
   const probes = (plan: string) => ({
     conversations: /(Index Scan using|Bitmap Index Scan on) conversations_pkey\b/.test(plan) && !/Seq Scan on conversations\b/.test(plan),
     reports: /(Index Scan using|Bitmap Index Scan on) report_conversations_pkey\b/.test(plan) && !/Seq Scan on report_conversations\b/.test(plan),
@@ -113,7 +107,7 @@ test("after keepOnePlanPerStatement the touch's one kept plan probes the primary
 
 test("once a thousand rows are analysed, the look-ups' kept plan probes the unique (bot, key) indexes on both columns", async () => {
   const db = await sharedDb();
-  const { stamp, user, bot } = await userWithBot(db, "stats");
+  const { user, bot } = await userWithBot(db, "stats");
   // 1,200 chats of one bot, each with its contact and a message: what a bot that has served a while holds.
   await db.query(`insert into contacts (id, bot_id, owner_id, number, contact_key)
     select gen_random_uuid(), $1, $2, n, 'k' || n from generate_series(1, 1200) n`, [bot!.id, user!.id]);
@@ -126,16 +120,7 @@ test("once a thousand rows are analysed, the look-ups' kept plan probes the uniq
   expect(await intakeTablesAnalyzed(db, Number.MAX_SAFE_INTEGER)).toBe(false);
 
   const { text } = await sent((db) => findIntakeState(db, [], [], []), [{ twins: null, contacts: null, conversations: null }]);
-  const name = `intake_read_${stamp}`;
-  const plan = await db.transaction(async (tx) => {
-    await keepOnePlanPerStatement(tx);
-    await tx.exec(`prepare ${name} as ${text}`);
-    try {
-      return (await tx.query<Record<string, string>>(`explain execute ${name}('{${bot!.id}}', '{c1}', '{${bot!.id}}', '{k1}', '{${bot!.id}}', '{chat1}')`)).map((row) => Object.values(row)[0]).join("\n");
-    } finally {
-      await tx.exec(`deallocate ${name}`);
-    }
-  });
+  const plan = await keptPlan(db, text, `'{${bot.id}}', '{c1}', '{${bot.id}}', '{k1}', '{${bot.id}}', '{chat1}'`, keepOnePlanPerStatement);
   const probes = {
     contacts: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*contact_key = \w+\.key\)\)/.test(plan),
     conversations: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*chat_id = \w+\.chat_id\)\)/.test(plan),
