@@ -103,8 +103,9 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
 
 /**
  * For the rest of the transaction, prepared statements run on the one plan kept per connection,
- * made without sequential scans. Sent before the writes and the touch, whose every table access
- * has a single index to use (a primary key, or the conflict target of an insert), so that plan
+ * made without sequential scans. Sent behind the look-ups, before the twins' conversations by id,
+ * the writes and the touch, whose every table access has a single index to use (a primary key,
+ * or the conflict target of an insert), so that plan
  * is the probe custom planning picks, whatever the tables held when it was made: PostgreSQL
  * otherwise planned both on every batch (a parked poll waited 0.3 ms less without it; PostgreSQL
  * CPU per message −12 %, docs/decisions.md round 8). Before the lock and the look-ups only once

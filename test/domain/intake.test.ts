@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IntakeActor, type IntakeDeps } from "../../src/actors/intake.ts";
 import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
-import type { Db } from "../../src/db/driver.ts";
+import type { Db, Queryable } from "../../src/db/driver.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import { AppError, asBadInput } from "../../src/core/errors.ts";
 import { findBotById, type DbBot } from "../../src/db/bots.ts";
@@ -214,15 +214,27 @@ describe("group commit", () => {
     expect(seen.map((updates) => updates.map((u) => u.message.text))).toEqual([["first bot"], ["second bot"]]);
   });
 
-  /** The first 40 characters of each statement a committer of our own sends in its transactions, after one message. */
-  async function statementsOfOneMessage(keptLookupPlanMinRows: number, chat: string): Promise<string[]> {
+  /**
+   * The first 40 characters of each statement a committer of our own sends in its transactions,
+   * after one message, in the order they were sent; `answered` also has "answered: <statement>"
+   * where each one's answer came back.
+   */
+  async function statementsOfOneMessage(keptLookupPlanMinRows: number, chat: string, answered: string[] = []): Promise<string[]> {
     const row = (await findBotById(client.platform.db, bot.id))!;
     const sent: string[] = [];
     const recording = new Proxy(client.platform.db, {
       get(target, key) {
         if (key === "transactionCommitBehind") {
-          return <T>(fn: (tx: Parameters<Parameters<Db["transactionCommitBehind"]>[0]>[0]) => Promise<{ last: Promise<T> }>) =>
-            target.transactionCommitBehind((tx) => fn({ ...tx, query: (text, params) => (sent.push(text.trim().slice(0, 40)), tx.query(text, params)) }));
+          const query = (tx: Queryable) => async <R>(text: string, params?: unknown[]) => {
+            const start = text.trim().slice(0, 40);
+            sent.push(start);
+            answered.push(start);
+            const rows = await tx.query<R>(text, params);
+            answered.push(`answered: ${start}`);
+            return rows;
+          };
+          return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>) =>
+            target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }));
         }
         const value = Reflect.get(target, key);
         return typeof value === "function" ? value.bind(target) : value;
@@ -247,6 +259,15 @@ describe("group commit", () => {
     const sent = await statementsOfOneMessage(Number.MAX_SAFE_INTEGER, "kept-plans");
     expect({ sent, order: orderOf(sent) })
       .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "lock, look-ups, settings, write" : "lock, look-ups, write" });
+  });
+
+  test("on PostgreSQL the settings travel with the look-ups: sent before the look-ups' answer is back, not in front of the write", async () => {
+    const events: string[] = [];
+    await statementsOfOneMessage(Number.MAX_SAFE_INTEGER, "settings-with-look-ups", events);
+    const settingsSent = events.findIndex((e) => e.startsWith("select set_config('plan_cache_mode'"));
+    const lookUpsAnswered = events.findIndex((e) => e.startsWith("answered: select (select json_agg(t)"));
+    expect({ events, settingsBeforeTheAnswer: settingsSent >= 0 && settingsSent < lookUpsAnswered })
+      .toEqual({ events, settingsBeforeTheAnswer: client.platform.db.kind === "postgres" });
   });
 
   test("once the statistics allow it, the settings go out first: lock and look-ups on kept plans too (PostgreSQL)", async () => {
