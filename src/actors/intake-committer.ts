@@ -12,7 +12,7 @@ import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
 import {
   findConversationsByIds, findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch,
-  type BotKey, type DbIntakeState, type DbLockedBot,
+  type AnalysedRows, type BotKey, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
 import { json } from "../db/driver.ts";
@@ -58,8 +58,8 @@ export interface CommitterDeps {
   db: Db;
   /** Present when the update log lives in the same database (embedded): the transaction writes the updates itself. */
   logInTransaction?: { append(tx: Queryable, appends: BotUpdates[]): Promise<void> };
-  /** Rows each look-up table must have had analysed before the look-ups run on kept plans (tests move it). */
-  keptLookupPlanMinRows?: number;
+  /** What ANALYZE must have seen of each look-up table before the look-ups run on kept plans (tests move it). */
+  keptLookupPlanStatistics?: AnalysedRows;
 }
 
 interface Handed {
@@ -79,7 +79,7 @@ export class IntakeCommitter {
   private readonly lookupPlans: LookupPlanGate;
 
   constructor(private readonly deps: CommitterDeps) {
-    this.lookupPlans = new LookupPlanGate(deps.db, deps.keptLookupPlanMinRows);
+    this.lookupPlans = new LookupPlanGate(deps.db, deps.keptLookupPlanStatistics);
   }
 
   /** Resolves once the batch is committed; rejects with what failed it (another bot's bad row never does). */

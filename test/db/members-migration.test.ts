@@ -1,11 +1,9 @@
 // Upgrading an install that has bots: every bot's owner becomes its member (role owner), with
 // unread counting starting after the history the bot already had.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Db } from "../../src/db/driver.ts";
 import { migrate, readMigrations } from "../../src/db/migrate.ts";
-import { openPglite } from "../../src/db/pglite.ts";
-import { openPostgres } from "../../src/db/postgres.ts";
 import { MODE } from "../support/harness.ts";
+import { freshDatabase } from "../support/fresh-db.ts";
 
 /** A fresh PGlite or a throwaway Postgres database takes seconds on a busy machine. */
 setDefaultTimeout(60_000);
@@ -15,28 +13,8 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function freshDatabase(): Promise<Db> {
-  if (MODE === "embedded") {
-    const db = await openPglite(undefined);
-    cleanups.push(() => db.close());
-    return db;
-  }
-  const admin = await openPostgres(process.env.DATABASE_URL!);
-  const name = `members_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.query(`create database ${name}`);
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${name}`;
-  const db = await openPostgres(url.href);
-  cleanups.push(async () => {
-    await db.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.close();
-  });
-  return db;
-}
-
 test(`existing bots get their owner as a member, history counted as read (${MODE})`, async () => {
-  const db = await freshDatabase();
+  const db = await freshDatabase(cleanups, "members");
   const all = readMigrations();
   await migrate(db, all.filter((m) => m.name < "120_"));
   const [user] = await db.query<{ id: string }>(`insert into users (email, password_hash) values ('old@example.com', 'x') returning id`);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IntakeActor, type IntakeDeps } from "../../src/actors/intake.ts";
 import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
 import type { Db, Queryable } from "../../src/db/driver.ts";
+import type { AnalysedRows } from "../../src/db/intake.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import { AppError, asBadInput } from "../../src/core/errors.ts";
 import { findBotById, type DbBot } from "../../src/db/bots.ts";
@@ -214,12 +215,16 @@ describe("group commit", () => {
     expect(seen.map((updates) => updates.map((u) => u.message.text))).toEqual([["first bot"], ["second bot"]]);
   });
 
+  /** Statistics the look-ups' plans are never kept for, and any at all (never analysed counts as -1 rows). */
+  const NEVER_ENOUGH: AnalysedRows = { rows: Number.MAX_SAFE_INTEGER, rowsPerBot: Number.MAX_SAFE_INTEGER };
+  const ANY_AT_ALL: AnalysedRows = { rows: -1, rowsPerBot: -1 };
+
   /**
    * The first 40 characters of each statement a committer of our own sends in its transactions,
    * after one message, in the order they were sent; `answered` also has "answered: <statement>"
    * where each one's answer came back.
    */
-  async function statementsOfOneMessage(keptLookupPlanMinRows: number, chat: string, answered: string[] = []): Promise<string[]> {
+  async function statementsOfOneMessage(keptLookupPlanStatistics: AnalysedRows, chat: string, answered: string[] = []): Promise<string[]> {
     const row = (await findBotById(client.platform.db, bot.id))!;
     const sent: string[] = [];
     const recording = new Proxy(client.platform.db, {
@@ -240,7 +245,7 @@ describe("group commit", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const committer = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction, keptLookupPlanMinRows });
+    const committer = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction, keptLookupPlanStatistics });
     const actor = new IntakeActor({ ...client.wiring.intake, committer }, bot.id);
     await actor.submit({ chatId: chat, input: input(row, chat, "hello", null) }).accepted;
     await actor.onStop();
@@ -256,14 +261,14 @@ describe("group commit", () => {
 
   test("on PostgreSQL the writes run on kept plans: the settings go out after the look-ups, before the write (PGlite: never)", async () => {
     // Statistics never large enough: the look-ups keep their custom plans.
-    const sent = await statementsOfOneMessage(Number.MAX_SAFE_INTEGER, "kept-plans");
+    const sent = await statementsOfOneMessage(NEVER_ENOUGH, "kept-plans");
     expect({ sent, order: orderOf(sent) })
       .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "lock, look-ups, settings, write" : "lock, look-ups, write" });
   });
 
   test("on PostgreSQL the settings travel with the look-ups: sent before the look-ups' answer is back, not in front of the write", async () => {
     const events: string[] = [];
-    await statementsOfOneMessage(Number.MAX_SAFE_INTEGER, "settings-with-look-ups", events);
+    await statementsOfOneMessage(NEVER_ENOUGH, "settings-with-look-ups", events);
     const settingsSent = events.findIndex((e) => e.startsWith("select set_config('plan_cache_mode'"));
     const lookUpsAnswered = events.findIndex((e) => e.startsWith("answered: select (select json_agg(t)"));
     expect({ events, settingsBeforeTheAnswer: settingsSent >= 0 && settingsSent < lookUpsAnswered })
@@ -271,8 +276,7 @@ describe("group commit", () => {
   });
 
   test("once the statistics allow it, the settings go out first: lock and look-ups on kept plans too (PostgreSQL)", async () => {
-    // Any statistics at all (never analysed is -1 rows) count as enough here.
-    const sent = await statementsOfOneMessage(-1, "kept-plans-first");
+    const sent = await statementsOfOneMessage(ANY_AT_ALL, "kept-plans-first");
     expect({ sent, order: orderOf(sent) })
       .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "settings, lock, look-ups, write" : "lock, look-ups, write" });
   });
