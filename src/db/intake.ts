@@ -105,12 +105,12 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
  * For the rest of the transaction, prepared statements run on the one plan kept per connection,
  * made without sequential scans. Sent behind the look-ups, before the twins' conversations by id,
  * the writes and the touch, whose every table access has a single index to use (a primary key,
- * or the conflict target of an insert), so that plan
- * is the probe custom planning picks, whatever the tables held when it was made: PostgreSQL
- * otherwise planned both on every batch (a parked poll waited 0.3 ms less without it; PostgreSQL
- * CPU per message −12 %, docs/decisions.md round 8). Before the lock and the look-ups only once
- * the tables carry statistics (intakeTablesAnalyzed): several indexes lead with bot_id, and a
- * plan made on empty or unanalysed tables probes conversations by bot alone (round 5).
+ * or the conflict target of an insert), so that plan is the probe custom planning picks,
+ * whatever the tables held when it was made. PostgreSQL otherwise planned the write and the
+ * touch on every batch (kept, a parked poll waited 0.3 ms less and PostgreSQL spent 12 % less
+ * CPU per message, docs/decisions.md round 8). Before the lock and the look-ups only once the
+ * tables carry statistics (intakeTablesAnalyzed): several indexes lead with bot_id, and a plan
+ * made on empty or unanalysed tables probes conversations by bot alone (round 5).
  * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
  */
 export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
