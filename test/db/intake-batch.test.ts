@@ -9,6 +9,7 @@ import {
   findIntakeState, intakeTablesAnalyzed, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
 } from "../../src/db/intake.ts";
 import { sharedDb } from "../support/harness.ts";
+import { seedChats } from "../support/seed-chats.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
 const emptyBatch = (botId: string, ownerId: string): BotBatchWrite => ({
@@ -107,21 +108,14 @@ test("after keepOnePlanPerStatement the touch's one kept plan probes the primary
 
 test("once a thousand rows are analysed, the look-ups' kept plan probes the unique (bot, key) indexes on both columns", async () => {
   const db = await sharedDb();
-  const { user, bot } = await userWithBot(db, "stats");
   // 1,200 chats of one bot, each with its contact and a message: what a bot that has served a while holds.
-  await db.query(`insert into contacts (id, bot_id, owner_id, number, contact_key)
-    select gen_random_uuid(), $1, $2, n, 'k' || n from generate_series(1, 1200) n`, [bot!.id, user!.id]);
-  await db.query(`insert into conversations (id, bot_id, owner_id, number, chat_id, channel, contact_id)
-    select gen_random_uuid(), $1, $2, c.number, 'chat' || c.number, 'api', c.id from contacts c where c.bot_id = $1`, [bot!.id, user!.id]);
-  await db.query(`insert into messages (id, bot_id, owner_id, conversation_id, message_id, direction, sender, text, client_message_id)
-    select gen_random_uuid(), $1, $2, v.id, v.number, 'in', 'user', 'hello', 'c' || v.number from conversations v where v.bot_id = $1`, [bot!.id, user!.id]);
-  await db.exec("analyze contacts; analyze conversations; analyze messages");
+  const [botId] = await seedChats(db, 1, 1200);
   // Rows per bot: see test/db/lookup-plan-gate.test.ts (this database's other bots move them).
   expect(await intakeTablesAnalyzed(db, { rows: 1_000, rowsPerBot: 0 })).toBe(true);
   expect(await intakeTablesAnalyzed(db, { rows: Number.MAX_SAFE_INTEGER, rowsPerBot: 0 })).toBe(false);
 
   const { text } = await sent((db) => findIntakeState(db, [], [], []), [{ twins: null, contacts: null, conversations: null }]);
-  const plan = await keptPlan(db, text, `'{${bot.id}}', '{c1}', '{${bot.id}}', '{k1}', '{${bot.id}}', '{chat1}'`, keepOnePlanPerStatement);
+  const plan = await keptPlan(db, text, `'{${botId}}', '{c1}', '{${botId}}', '{k1}', '{${botId}}', '{chat1}'`, keepOnePlanPerStatement);
   const probes = {
     contacts: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*contact_key = \w+\.key\)\)/.test(plan),
     conversations: /Index Cond: \(\([\w.]*bot_id = \w+\.bot_id\) AND \([\w.]*chat_id = \w+\.chat_id\)\)/.test(plan),
