@@ -57,11 +57,18 @@ describe.skipIf(skipBrowser)("installable cabinet", () => {
     await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_WAIT_MS });
     // The worker has finished activating and controls the page (it claims open tabs), and the
     // page itself is in its cache: only a controlled page's reload reaches the worker at all
-    // (`registration.active` alone is set while the worker is still activating).
-    await page.waitForFunction(async () => {
-      const registration = await navigator.serviceWorker.getRegistration("/");
-      return registration?.active?.state === "activated" && navigator.serviceWorker.controller !== null && Boolean(await caches.match("/"));
-    }, undefined, { timeout: UI_WAIT_MS });
+    // (`registration.active` alone is set while the worker is still activating). Polled inside
+    // the page: waitForFunction takes an async predicate's promise for a truthy answer and does
+    // not wait, which let the server stop while the worker was still installing (CI, round 9).
+    await page.evaluate(async (timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const registration = await navigator.serviceWorker.getRegistration("/");
+        if (registration?.active?.state === "activated" && navigator.serviceWorker.controller && (await caches.match("/"))) return;
+        if (Date.now() > deadline) throw new Error("the service worker never took control of the page");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }, UI_WAIT_MS);
     const cdp = await context.newCDPSession(page);
     const deadline = Date.now() + UI_WAIT_MS;
     let errors: unknown[] = [];
