@@ -5,7 +5,7 @@
 // The bot and the sender run in a process of their own (bench/delivery-client.ts), as real
 // clients do; --in-process runs them on the server's event loop instead (how it measured before
 // this option: a client there reads its answer only after the server's other work of that turn).
-// --seed N first gives a second bot N chats (contacts, conversations, a message each) and runs
+// --seed N first gives a second bot (another user's) N chats (contacts, conversations, a message each) and runs
 // ANALYZE, as a database that has served a while has statistics: only then do the intake's
 // look-ups run on kept plans (src/actors/lookup-plan-gate.ts), which a fresh database never shows.
 //   bun bench/delivery.ts [--runs 300] [--in-process] [--seed 2000]
@@ -15,6 +15,7 @@ import { createLogger } from "../src/logger.ts";
 import { openDb } from "../src/platform.ts";
 import { startServer } from "../src/server.ts";
 import { report } from "./stats.ts";
+import { seedChats } from "../test/support/seed-chats.ts";
 import { runClient, type ClientOptions, type ClientResult } from "./delivery-client.ts";
 
 const runsArg = process.argv.indexOf("--runs");
@@ -35,20 +36,9 @@ const json = async (path: string, body: unknown, token?: string) => {
 };
 const { token } = (await json("/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "secret123" })).result;
 const bot = (await json("/api/bots", { name: "Latency" }, token)).result;
+// Another user's bot with N chats, then ANALYZE (the same seeding the plan tests use).
 const seedArg = process.argv.indexOf("--seed");
-if (seedArg > 0) await seed(Number(process.argv[seedArg + 1]));
-
-async function seed(chats: number): Promise<void> {
-  const other = (await json("/api/bots", { name: "Seeded" }, token)).result;
-  const owner = (await db.query<{ owner_id: string }>(`select owner_id from bots where id = $1`, [other.id]))[0]!.owner_id;
-  await db.query(`insert into contacts (id, bot_id, owner_id, number, contact_key)
-    select gen_random_uuid(), $1, $2, n, 'seed' || n from generate_series(1, $3::int) n`, [other.id, owner, chats]);
-  await db.query(`insert into conversations (id, bot_id, owner_id, number, chat_id, channel, contact_id)
-    select gen_random_uuid(), $1, $2, c.number, 'seed' || c.number, 'api', c.id from contacts c where c.bot_id = $1`, [other.id, owner]);
-  await db.query(`insert into messages (id, bot_id, owner_id, conversation_id, message_id, direction, sender, text, client_message_id)
-    select gen_random_uuid(), $1, $2, v.id, v.number, 'in', 'user', 'seeded', 'seed' || v.number from conversations v where v.bot_id = $1`, [other.id, owner]);
-  await db.exec("analyze contacts; analyze conversations; analyze messages");
-}
+if (seedArg > 0) await seedChats(db, 1, Number(process.argv[seedArg + 1]));
 
 // Baseline: what any design must pay at least.
 await db.query(`create table if not exists bench_commit (id serial primary key, at timestamptz default now())`);

@@ -84,9 +84,9 @@ describe.skipIf(skipBrowser)("installable cabinet", () => {
     expect(manifestErrors).toEqual([]);
 
     // Offline as the worker sees it: the server is gone. Playwright's setOffline does not reach a
-    // service worker's own fetches (microsoft/playwright#2311), so with it the worker still fetched
-    // the page from the server, and a reload that missed the worker failed the test in CI
-    // (net::ERR_INTERNET_DISCONNECTED); here only the worker's cached shell can answer.
+    // service worker's own fetches (microsoft/playwright#2311): the worker's network-first fetch
+    // would still get the page from the server and the cache fallback would go untested. Here
+    // only the worker's cached shell can answer.
     await server.stop();
     await page.reload();
     await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_WAIT_MS });
