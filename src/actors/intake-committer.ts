@@ -5,6 +5,10 @@
 // COMMIT. A statement's fixed cost (plan, executor start, round trip) and the commit's flush
 // are paid per transaction, not per bot: with ten busy bots each bot's own batch held ~3.5
 // messages and paid them alone, while one hot bot's batches of ~28 already beat a naive server.
+// On PostgreSQL a batch whose chats and senders the process remembers (intake-cache.ts) is
+// planned before the transaction starts and sent whole, writes and COMMIT behind the lock and a
+// check of what the plan assumed: one round trip instead of two (the look-ups' answer, then
+// the writes).
 import type { Db, Queryable } from "../db/driver.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { DbContact } from "../db/contacts.ts";
@@ -14,9 +18,11 @@ import {
   findConversationsByIds, findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch,
   type AnalysedRows, type BotKey, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
+import { expectPlannedState, isStaleIntakePlan } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
 import { json } from "../db/driver.ts";
-import { planBatch, type BatchPlan, type IntakeItem } from "./intake-plan.ts";
+import { IntakeCache } from "./intake-cache.ts";
+import { planBatch, shiftPlanNumbers, type BatchPlan, type Found, type IntakeItem } from "./intake-plan.ts";
 import { LookupPlanGate } from "./lookup-plan-gate.ts";
 
 /**
@@ -69,17 +75,30 @@ interface Handed {
   reject(err: unknown): void;
 }
 
+/** A batch planned from what the process remembered, and what that was. */
+interface Remembered {
+  plan: BatchPlan;
+  found: Found;
+}
+
 export class IntakeCommitter {
   private handed: Handed[] = [];
   /** Transactions that have not yet sent their writes and COMMIT. */
   private lookingUp = 0;
   private inFlight = 0;
   private scheduled = false;
+  /** Bots with a transaction under way, by how many: a batch of theirs is not planned from memory. */
+  private readonly busy = new Map<string, number>();
 
   private readonly lookupPlans: LookupPlanGate;
+  /** Only where a transaction is a round trip (PostgreSQL), and the update log is appended after it. */
+  private readonly memory?: IntakeCache;
+  /** Transactions planned from memory, and how many of them the check refused (then planned from the look-ups). */
+  readonly fromMemory = { committed: 0, refused: 0 };
 
   constructor(private readonly deps: CommitterDeps) {
     this.lookupPlans = new LookupPlanGate(deps.db, deps.keptLookupPlanStatistics);
+    if (deps.db.kind === "postgres" && !deps.logInTransaction) this.memory = new IntakeCache();
   }
 
   /** Resolves once the batch is committed; rejects with what failed it (another bot's bad row never does). */
@@ -104,6 +123,9 @@ export class IntakeCommitter {
     const room = IN_FLIGHT[this.deps.db.kind];
     while (this.handed.length && this.lookingUp < LOOKING_UP_AT_ONCE && this.inFlight < room) {
       const taken = this.take();
+      const remembered = this.plansFromMemory(taken);
+      const bots = taken.map((h) => h.bot.id);
+      for (const id of bots) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
       this.lookingUp++;
       this.inFlight++;
       let lookedUp = false;
@@ -113,7 +135,12 @@ export class IntakeCommitter {
         this.lookingUp--;
         if (this.handed.length) this.schedule();
       };
-      void this.run(taken, writesSent).finally(() => {
+      void this.run(taken, writesSent, remembered).finally(() => {
+        for (const id of bots) {
+          const left = this.busy.get(id)! - 1;
+          if (left === 0) this.busy.delete(id);
+          else this.busy.set(id, left);
+        }
         writesSent();
         this.inFlight--;
         if (this.handed.length) this.schedule();
@@ -145,16 +172,50 @@ export class IntakeCommitter {
     return taken;
   }
 
+  /**
+   * Each batch planned from what the process remembers of its bot, or undefined when one of them
+   * cannot be: a chat or sender not remembered, a transaction of its bot still under way (its
+   * outcome is not remembered yet), or a plan that would create a contact or a conversation.
+   */
+  private plansFromMemory(taken: Handed[]): Remembered[] | undefined {
+    if (!this.memory) return undefined;
+    const remembered: Remembered[] = [];
+    for (const h of taken) {
+      const found = this.busy.has(h.bot.id) ? undefined : this.memory.found(h.bot.id, h.items);
+      if (!found) return undefined;
+      const plan = planBatch(h.items, found);
+      const creates = plan.counters.last_conversation_number !== found.counters.last_conversation_number
+        || plan.counters.last_contact_number !== found.counters.last_contact_number;
+      if (creates) return undefined;
+      remembered.push({ plan, found });
+    }
+    return remembered;
+  }
+
   /** Never throws: every handed batch is settled. */
-  private async run(taken: Handed[], writesSent: () => void): Promise<void> {
+  private async run(taken: Handed[], writesSent: () => void, remembered?: Remembered[]): Promise<void> {
+    const bots = taken.map((h) => h.bot.id);
     try {
-      const results = await this.transaction(taken, writesSent);
+      let results: (Committed | Error)[] | undefined;
+      if (remembered) {
+        try {
+          results = await this.transactionFromMemory(taken, remembered, writesSent);
+          this.fromMemory.committed++;
+        } catch (err) {
+          if (!isStaleIntakePlan(err)) throw err;
+          this.fromMemory.refused++;
+          this.memory?.forget(bots);
+        }
+      }
+      results ??= await this.transaction(taken, writesSent);
       taken.forEach((h, i) => {
         const result = results[i]!;
-        if (result instanceof Error) h.reject(result);
-        else h.resolve(result);
+        if (result instanceof Error) return h.reject(result);
+        this.memory?.remember(h.bot.id, result.plan.counters, result.conversations.values(), result.contacts.values());
+        h.resolve(result);
       });
     } catch (err) {
+      this.memory?.forget(bots);
       // One bot's bad row must not fail the other bots: alone, only its batch fails. An outage fails them all.
       if (taken.length > 1 && !isDependencyOutage(err)) {
         for (const h of taken) await this.run([h], writesSent);
@@ -166,7 +227,7 @@ export class IntakeCommitter {
 
   /** One transaction for every handed batch; a batch whose bot is gone gets its error, the rest commit. */
   private async transaction(batches: Handed[], writesSent: () => void): Promise<(Committed | Error)[]> {
-    const { db, logInTransaction } = this.deps;
+    const { db } = this.deps;
     const keys = lookupKeys(batches);
     // PostgreSQL: every statement on kept plans once the statistics allow it, else from the writes
     // on. Either way the settings travel with the look-ups: sent behind them, PostgreSQL runs
@@ -191,34 +252,84 @@ export class IntakeCommitter {
       const contacts = new Map(found.contacts.map((c) => [c.id, c]));
       const twinChats = found.twins.map((t) => t.conversation_id).filter((id) => !conversations.has(id));
       for (const c of await findConversationsByIds(tx, [...new Set(twinChats)])) conversations.set(c.id, c);
-
-      const writing = batches.flatMap((b, i) => (plans[i] && plans[i].messages.length ? [{ bot: b.bot, plan: plans[i] }] : []));
-      const updateJson = new Map(writing.map(({ plan }) => [plan, logInTransaction ? [] : plan.updates.map((u) => json(u.payload))]));
-      const results = () => batches.map((b, i) => {
-        const plan = plans[i];
-        return plan ? { plan, conversations, contacts, updateJson: updateJson.get(plan) ?? [] } : notFound("bot");
-      });
-      if (writing.length === 0) return { last: Promise.resolve(results()) };
-      // The writes are issued, not awaited: COMMIT goes right behind them (one round trip for all).
-      const writes = inOrder(db, [
-        () => writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
-          botId: bot.id, ownerId: bot.owner_id, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
-          messages: plan.messageWrites,
-          outbox: logInTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson.get(plan)![i]! })),
-        }))),
-        () => touchConversationsForIncoming(tx, writing.flatMap(({ plan }) => plan.touches)),
-        () => logInTransaction ? logInTransaction.append(tx, writing.map(({ bot, plan }) => ({ botId: bot.id, updates: plan.updates }))) : Promise.resolve(),
-      ] as const);
-      // The next transaction may look up beside this one's writes (IN_FLIGHT).
-      writesSent();
-      return {
-        last: writes.then(([written, touched]) => {
-          for (const c of written.contacts) contacts.set(c.id, c);
-          for (const c of [...written.conversations, ...touched]) conversations.set(c.id, c);
-          return results();
-        }),
-      };
+      return this.sendWrites(tx, batches, plans, { conversations, contacts }, writesSent);
     });
+  }
+
+  /**
+   * One transaction for batches planned from memory, sent whole: the lock, the check of what the
+   * plans assumed, the writes, then COMMIT, without waiting for an answer in between. When the
+   * check refuses, everything behind it fails and COMMIT rolls back: it rejects with that refusal.
+   */
+  private async transactionFromMemory(batches: Handed[], remembered: Remembered[], writesSent: () => void): Promise<(Committed | Error)[]> {
+    const { db } = this.deps;
+    const conversations = remembered.flatMap((r) => r.found.conversations);
+    const contacts = remembered.flatMap((r) => r.found.contacts);
+    const clientIds = remembered.flatMap(({ found }, i) => {
+      const conversationOf = new Map(found.conversations.map((c) => [c.chat_id, c.id]));
+      return batches[i]!.items.flatMap(({ chatId, input }) => input.clientMessageId === null ? [] : [{ conversationId: conversationOf.get(chatId)!, clientId: input.clientMessageId }]);
+    });
+    // The lock and the check probe primary keys: kept plans are safe from the start, whatever the
+    // tables held when they were made. Client ids are probed on an index whose first column
+    // another index has too (a conversation's messages in order): then they wait for the statistics.
+    const keptFromTheStart = clientIds.length === 0 || await this.lookupPlans.allowed();
+    return db.transactionCommitBehind(async (tx) => {
+      const checked = inOrder(db, [
+        () => keptFromTheStart ? keepOnePlanPerStatement(tx) : Promise.resolve(),
+        () => lockBots(tx, batches.map((b) => b.bot.id)),
+        () => expectPlannedState(tx, { clientIds, conversations, contacts }),
+        () => keptFromTheStart ? Promise.resolve() : keepOnePlanPerStatement(tx),
+      ] as const);
+      const stored = { conversations: new Map(conversations.map((c) => [c.id, c])), contacts: new Map(contacts.map((c) => [c.id, c])) };
+      return this.sendWrites(tx, batches, remembered.map((r) => r.plan), stored, writesSent, checked);
+    });
+  }
+
+  /**
+   * Issues the writes of the batches that add messages, not awaited: COMMIT goes right behind
+   * them (one round trip for all). `last` settles once they (and `before`) are answered, with
+   * each batch's result; `stored` then holds the rows as the writes left them.
+   */
+  private sendWrites(
+    tx: Queryable, batches: Handed[], plans: (BatchPlan | undefined)[],
+    stored: { conversations: Map<string, DbConversation>; contacts: Map<string, DbContact> }, writesSent: () => void,
+    before: Promise<unknown> = Promise.resolve(),
+  ): { last: Promise<(Committed | Error)[]> } {
+    const { db, logInTransaction } = this.deps;
+    const { conversations, contacts } = stored;
+    const writing = batches.flatMap((b, i) => (plans[i] && plans[i].messages.length ? [{ bot: b.bot, plan: plans[i] }] : []));
+    const updateJson = new Map(writing.map(({ plan }) => [plan, logInTransaction ? [] : plan.updates.map((u) => json(u.payload))]));
+    const results = () => batches.map((b, i) => {
+      const plan = plans[i];
+      return plan ? { plan, conversations, contacts, updateJson: updateJson.get(plan) ?? [] } : notFound("bot");
+    });
+    if (writing.length === 0) return { last: before.then(results) };
+    const writes = inOrder(db, [
+      () => writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
+        botId: bot.id, ownerId: bot.owner_id, base: plan.base, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
+        messages: plan.messageWrites,
+        outbox: logInTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson.get(plan)![i]! })),
+      }))),
+      () => touchConversationsForIncoming(tx, writing.flatMap(({ plan }) => plan.touches)),
+      () => logInTransaction ? logInTransaction.append(tx, writing.map(({ bot, plan }) => ({ botId: bot.id, updates: plan.updates }))) : Promise.resolve(),
+    ] as const);
+    // The next transaction may look up beside this one's writes (IN_FLIGHT).
+    writesSent();
+    return {
+      last: Promise.all([before, writes]).then(([, [written, touched]]) => {
+        for (const c of written.contacts) contacts.set(c.id, c);
+        for (const c of [...written.conversations, ...touched]) conversations.set(c.id, c);
+        for (const { bot, plan } of writing) {
+          const shift = written.shifts.get(bot.id);
+          if (!shift) continue;
+          // The log appended in the transaction took the plan's numbers: only a plan from memory moves, and only without that log.
+          if (logInTransaction) throw new Error("a batch's numbers moved after its updates were appended");
+          shiftPlanNumbers(plan, shift);
+          updateJson.set(plan, plan.updates.map((u) => json(u.payload)));
+        }
+        return results();
+      }),
+    };
   }
 }
 

@@ -6,7 +6,7 @@ import { newRowId } from "../core/ids.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { ContactFields, DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
-import type { ContactWrite, ConversationTouch, ConversationWrite, DbBotCounters, IncomingMessageWrite } from "../db/intake.ts";
+import type { ContactWrite, ConversationTouch, ConversationWrite, DbBotCounters, IncomingMessageWrite, NumberShift } from "../db/intake.ts";
 import type { DbMessage } from "../db/messages.ts";
 import { runtimeMessage } from "../db/view.ts";
 import { reportsToBot } from "./conversation.ts";
@@ -64,6 +64,9 @@ export interface BatchPlan {
   createdChats: Set<string>;
   /** Status of each conversation (by chat) before the batch; `new` for created ones. */
   statusBefore: Map<string, string>;
+  /** The counters the plan numbered from (what the look-ups, or the process's memory, said). */
+  base: DbBotCounters;
+  /** The counters after the batch. */
   counters: DbBotCounters;
 }
 
@@ -125,7 +128,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   const channels = new Map<string, string>();
   const plan: BatchPlan = {
     outcomes: [], contacts: [], conversations: [], messages: [], updates: [], messageWrites: [], touches: [],
-    createdChats: new Set(), statusBefore: new Map(), counters,
+    createdChats: new Set(), statusBefore: new Map(), base: found.counters, counters,
   };
   const touches = new Map<string, ConversationTouch>();
 
@@ -209,4 +212,21 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
   }
   plan.touches = [...touches.values()];
   return plan;
+}
+
+/**
+ * Moves a committed plan's message_ids and update_ids (its messages, its updates' payloads, its
+ * counters) by what other writers numbered since the counters it was made from, as the write
+ * moved the stored rows (db/intake.ts writeIncomingBatch).
+ */
+export function shiftPlanNumbers(plan: BatchPlan, shift: NumberShift): void {
+  if (shift.messages === 0 && shift.updates === 0) return;
+  for (const m of plan.messages) {
+    m.message.message_id += shift.messages;
+    if (!m.update) continue;
+    m.update.update_id += shift.updates;
+    const { message, ...rest } = m.update.payload as { message: Record<string, unknown> };
+    m.update.payload = { ...rest, update_id: m.update.update_id, message: { ...message, message_id: String(m.message.message_id) } };
+  }
+  plan.counters = { ...plan.counters, last_message_id: plan.counters.last_message_id + shift.messages, last_update_id: plan.counters.last_update_id + shift.updates };
 }

@@ -198,6 +198,9 @@ export interface ConversationTouch {
 export interface BotBatchWrite {
   botId: string;
   ownerId: string;
+  /** The counters the batch's numbers continue from, as its plan saw them. */
+  base: DbBotCounters;
+  /** The counters after the batch, as its plan numbered it. */
   counters: DbBotCounters;
   contacts: ContactWrite[];
   conversations: ConversationWrite[];
@@ -211,7 +214,11 @@ export interface IncomingBatchWritten {
   contacts: DbContact[];
   /** The conversations the batch created, as stored. */
   conversations: DbConversation[];
+  /** Per bot that moved, what other writers numbered since the counters its plan saw (see writeIncomingBatch). */
+  shifts: Map<string, NumberShift>;
 }
+
+export type NumberShift = { messages: number; updates: number };
 
 /**
  * A group commit's inserts, for all its bots, in ONE statement (data-modifying CTEs): the
@@ -223,13 +230,18 @@ export interface IncomingBatchWritten {
  * for it: which is why the touch of known conversations is not part of it (a generic plan
  * made while the table was small seq-scanned conversations for it, measured), see
  * touchConversationsForIncoming.
+ * The counters move by what the batch adds; its message_ids and update_ids (rows and outbox
+ * payloads) move by what other writers numbered since the counters its plan saw: nothing under
+ * the lock, a reply's numbers for a plan from memory (actors/intake-cache.ts; such a plan
+ * creates no contact or conversation, whose numbers therefore never move).
  */
 export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[]): Promise<IncomingBatchWritten> {
-  const rows = await db.query<{ contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null }>(
+  const rows = await db.query<{ contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null; shifts: [string, number, number][] | null }>(
     `with counters as (${UPDATE_COUNTERS}), upserted as (${UPSERT_CONTACTS}), created as (${INSERT_CONVERSATIONS}), inserted as (${INSERT_MESSAGES}
      ), queued as (${INSERT_OUTBOX}), reported as (${INSERT_REPORT_CONVERSATIONS}), counted as (${COUNT_REPORT_QUARTERS}
      ), rolled_up as (${ROLLUP_WRITTEN})
      select (select json_agg(u) from upserted u) as contacts, (select json_agg(c) from created c) as conversations,
+            (select json_agg(json_build_array(s.id, s.messages, s.updates)) from counters s where s.messages <> 0 or s.updates <> 0) as shifts,
             (select flag from rolled_up) as report_rollup`,
     [
       bots.map((b) => b.botId), ...(["last_message_id", "last_update_id", "last_conversation_number", "last_contact_number"] as const).map((c) => bots.map((b) => b.counters[c])),
@@ -237,12 +249,14 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[]): 
       ...ofEachBot(bots, (b) => b.messages, messageParams),
       ...outboxParams(bots),
       bots.flatMap((b) => b.conversations.map((r) => r.earliestAt.toISOString())), bots.flatMap((b) => b.messages.map((r) => r.channel)),
+      ...(["last_message_id", "last_update_id", "last_conversation_number", "last_contact_number"] as const).map((c) => bots.map((b) => b.base[c])),
     ],
   );
   const row = rows[0];
   return {
     contacts: (row?.contacts ?? []).map(reviveContact),
     conversations: (row?.conversations ?? []).map(reviveConversation),
+    shifts: new Map((row?.shifts ?? []).map(([botId, messages, updates]) => [botId, { messages: Number(messages), updates: Number(updates) }])),
   };
 }
 
@@ -270,15 +284,22 @@ const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
   handed_over_at: c.handed_over_at === null ? null : new Date(c.handed_over_at),
 });
 
-// Parameters: $1 the bots, $2–$5 their counters; then each part's rows, each row's bot and owner
-// first ($6–$16 contacts, $17–$26 conversations, $27–$38 messages), $39–$41 outbox rows, and
-// $42–$43 for the reports (below).
+// Parameters: $1 the bots, $2–$5 their counters after the batch; then each part's rows, each
+// row's bot and owner first ($6–$16 contacts, $17–$26 conversations, $27–$38 messages), $39–$41
+// outbox rows, $42–$43 for the reports (below), and $44–$47 the counters the batch continued from.
 
-/** The bots' counters after the batch; `= any($1)` gives the planner the primary key even without statistics. */
-const UPDATE_COUNTERS = `update bots b set last_message_id = v.message_id, last_update_id = v.update_id, last_conversation_number = v.conversation_number,
-       last_contact_number = v.contact_number
-     from unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[]) as v(id, message_id, update_id, conversation_number, contact_number)
-     where b.id = v.id and b.id = any($1::uuid[])`;
+/**
+ * Each bot's counters moved by what its batch adds; `= any($1)` gives the planner the primary
+ * key even without statistics. Returns how far the stored numbers had moved past the plan's.
+ */
+const UPDATE_COUNTERS = `update bots b set last_message_id = b.last_message_id + v.message_id - v.base_message_id,
+       last_update_id = b.last_update_id + v.update_id - v.base_update_id,
+       last_conversation_number = b.last_conversation_number + v.conversation_number - v.base_conversation_number,
+       last_contact_number = b.last_contact_number + v.contact_number - v.base_contact_number
+     from unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $44::int8[], $45::int8[], $46::int8[], $47::int8[])
+       as v(id, message_id, update_id, conversation_number, contact_number, base_message_id, base_update_id, base_conversation_number, base_contact_number)
+     where b.id = v.id and b.id = any($1::uuid[])
+     returning b.id, b.last_message_id - v.message_id as messages, b.last_update_id - v.update_id as updates`;
 
 /** New contacts, and known ones the batch tells more about (fields are filled in, never erased). */
 const UPSERT_CONTACTS = `insert into contacts (id, bot_id, owner_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone)
@@ -315,9 +336,12 @@ const INSERT_MESSAGES = `insert into messages as m (id, bot_id, owner_id, conver
                                 metadata, client_message_id, created_at, attachments)
      select v.id, v.bot_id, v.owner_id, v.conversation_id, v.message_id, 'in', 'user', v.contact_id, v.from_id, v.text,
             v.metadata::jsonb, v.client_message_id, v.created_at, v.attachments::jsonb
-     from unnest($27::uuid[], $28::uuid[], $29::uuid[], $30::uuid[], $31::int8[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[],
-                 $37::timestamptz[], $38::text[])
-       as v(bot_id, owner_id, id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at, attachments)`;
+     from (select v.bot_id, v.owner_id, v.id, v.conversation_id, v.message_id + s.messages as message_id, v.contact_id, v.from_id, v.text, v.metadata,
+                  v.client_message_id, v.created_at, v.attachments
+           from unnest($27::uuid[], $28::uuid[], $29::uuid[], $30::uuid[], $31::int8[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[],
+                       $37::timestamptz[], $38::text[])
+             as v(bot_id, owner_id, id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at, attachments)
+           join counters s on s.id = v.bot_id) v`;
 const messageParams = (rows: IncomingMessageWrite[]) => [rows.map((r) => r.id), rows.map((r) => r.conversationId), rows.map((r) => r.messageId),
   rows.map((r) => r.contactId), rows.map((r) => r.fromId), rows.map((r) => r.text), rows.map((r) => r.metadata),
   rows.map((r) => r.clientMessageId), rows.map((r) => r.createdAt.toISOString()), rows.map((r) => r.attachments)];
@@ -348,8 +372,13 @@ export async function touchConversationsForIncoming(db: Queryable, rows: Convers
   );
 }
 
-const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload) select v.bot_id, v.update_id, v.payload::jsonb
-     from unnest($39::uuid[], $40::int8[], $41::text[]) as v(bot_id, update_id, payload)`;
+/** Its payloads are incoming messages' updates: a moved batch's update_id and message.message_id move with it. */
+const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload)
+     select v.bot_id, v.update_id + s.updates,
+       case when s.updates = 0 and s.messages = 0 then v.payload::jsonb
+         else jsonb_set(jsonb_set(v.payload::jsonb, '{update_id}', to_jsonb(v.update_id + s.updates)),
+           '{message,message_id}', to_jsonb(((v.payload::jsonb #>> '{message,message_id}')::int8 + s.messages)::text)) end
+     from unnest($39::uuid[], $40::int8[], $41::text[]) as v(bot_id, update_id, payload) join counters s on s.id = v.bot_id`;
 
 // Reports (sql/220): what the triggers on conversations and messages would write for this
 // batch, written here instead (sql/260): its messages are all incoming and public, so a new

@@ -13,7 +13,8 @@ import { seedChats } from "../support/seed-chats.ts";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
 const emptyBatch = (botId: string, ownerId: string): BotBatchWrite => ({
-  botId, ownerId, counters: { last_message_id: 0, last_update_id: 0, last_conversation_number: 0, last_contact_number: 0 },
+  botId, ownerId, base: { last_message_id: 0, last_update_id: 0, last_conversation_number: 0, last_contact_number: 0 },
+  counters: { last_message_id: 0, last_update_id: 0, last_conversation_number: 0, last_contact_number: 0 },
   contacts: [], conversations: [], messages: [], outbox: [],
 });
 
@@ -191,7 +192,10 @@ test("a batch writes its report roll-up once: first incoming message and per-qua
   // A second batch: the api chat again, earlier than anything it had (a client clock behind).
   const second = [message(apiChat, 4, at(1), "api")];
   await db.transaction(async (tx) => {
-    await writeIncomingBatch(tx, [{ ...emptyBatch(bot!.id, user!.id), counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second }]);
+    await writeIncomingBatch(tx, [{
+      ...emptyBatch(bot!.id, user!.id), base: { last_message_id: 3, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 },
+      counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second,
+    }]);
     await touchConversationsForIncoming(tx, [{ id: apiChat, added: 1, lastMessageId: second[0]!.id, latestAt: at(1), earliestAt: at(1), contactId }]);
   });
 

@@ -1,0 +1,88 @@
+// What a process's group commits last stored of each bot it serves: its counters, and the
+// conversations and contacts of its recent chats and senders, as their transactions left them.
+// A batch whose every chat and sender is here is planned from it and committed in one round
+// trip (the committer sends the writes and COMMIT behind a check instead of behind the
+// look-ups' answer). Nothing here is trusted: the check (db/intake-guard.ts) compares it with
+// the stored rows under the bots' locks, and another writer's numbers move the batch's
+// (db/intake.ts writeIncomingBatch). A wrong memory costs a round trip, never a wrong row.
+import type { DbContact } from "../db/contacts.ts";
+import type { DbConversation } from "../db/conversations.ts";
+import type { DbBotCounters } from "../db/intake.ts";
+import type { Found, IntakeItem } from "./intake-plan.ts";
+
+/**
+ * Why: bounds the memory (a conversation and a contact row, about 2 kB) while keeping every chat
+ * that writes in bursts: a lone sender's next message is what waits on the second round trip.
+ */
+export const REMEMBERED_CHATS = 4096;
+/** Why: the bots whose counters are kept; a bot without counters here is planned from the look-ups. */
+export const REMEMBERED_BOTS = 1024;
+
+/** A map that forgets its least recently used keys beyond `limit`. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  deleteWhere(test: (key: string) => boolean): void {
+    for (const key of this.entries.keys()) if (test(key)) this.entries.delete(key);
+  }
+}
+
+export class IntakeCache {
+  private readonly counters = new Recent<DbBotCounters>(REMEMBERED_BOTS);
+  private readonly conversations = new Recent<DbConversation>(REMEMBERED_CHATS);
+  private readonly contacts = new Recent<DbContact>(REMEMBERED_CHATS);
+
+  /** What the look-ups would find for this batch, if every chat and sender of it is remembered. */
+  found(botId: string, items: IntakeItem[]): Found | undefined {
+    const counters = this.counters.get(botId);
+    if (!counters) return undefined;
+    const conversations = new Map<string, DbConversation>();
+    const contacts = new Map<string, DbContact>();
+    for (const { chatId, input } of items) {
+      const conversation = conversations.get(chatId) ?? this.conversations.get(key(botId, chatId));
+      const contact = contacts.get(input.contactKey) ?? this.contacts.get(key(botId, input.contactKey));
+      if (!conversation || !contact) return undefined;
+      conversations.set(chatId, conversation);
+      contacts.set(input.contactKey, contact);
+    }
+    return { counters, twins: [], conversations: [...conversations.values()], contacts: [...contacts.values()] };
+  }
+
+  /** A committed transaction's rows of this bot, as stored when it committed. */
+  remember(botId: string, counters: DbBotCounters, conversations: Iterable<DbConversation>, contacts: Iterable<DbContact>): void {
+    this.counters.set(botId, counters);
+    for (const c of conversations) if (c.bot_id === botId) this.conversations.set(key(botId, c.chat_id), c);
+    for (const c of contacts) if (c.bot_id === botId) this.contacts.set(key(botId, c.contact_key), c);
+  }
+
+  /** After a failed or refused transaction: its bots are planned from the look-ups until one commits. */
+  forget(botIds: string[]): void {
+    for (const botId of botIds) this.counters.delete(botId);
+    const gone = new Set(botIds);
+    const ofGone = (k: string) => gone.has(k.slice(0, k.indexOf("\n")));
+    this.conversations.deleteWhere(ofGone);
+    this.contacts.deleteWhere(ofGone);
+  }
+}
+
+const key = (botId: string, chatOrContact: string) => `${botId}\n${chatOrContact}`;
