@@ -260,3 +260,35 @@ test("one write carries several bots' batches: each bot gets its own contact, co
   await db.query(`delete from bots where id = any($1::uuid[])`, [bots.map((b) => b.id)]);
   await db.query(`delete from users where id = $1`, [user!.id]);
 });
+
+test("a batch planned from counters another writer has moved since is numbered after that writer: rows, outbox payload and shifts", async () => {
+  const db = await sharedDb();
+  const { user, bot } = await userWithBot(db, "shifted");
+  // Another writer took message numbers 1–3 and update numbers 1–2 after the plan read zeros.
+  await db.query(`update bots set last_message_id = 3, last_update_id = 2 where id = $1`, [bot.id]);
+  const [contactId, conversationId, messageId] = [newRowId(), newRowId(), newRowId()];
+  const at = new Date();
+  const written = await db.transaction((tx) => writeIncomingBatch(tx, [{
+    ...emptyBatch(bot.id, user.id),
+    counters: { last_message_id: 1, last_update_id: 1, last_conversation_number: 1, last_contact_number: 1 },
+    contacts: [{ id: contactId, number: 1, key: "k", externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null }],
+    conversations: [{ id: conversationId, number: 1, chatId: "c", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
+    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: null, text: "hi", metadata: "{}", clientMessageId: null, createdAt: at, attachments: "[]", channel: "api" }],
+    outbox: [{ updateId: 1, payload: JSON.stringify({ update_id: 1, message: { message_id: "1", text: "hi" } }) }],
+  }]));
+  expect(written.shifts.get(bot.id)).toEqual({ messages: 3, updates: 2 });
+  const [row] = await db.query<{ counters: string; message_id: string; update_id: string; payload: any }>(
+    `select (select last_message_id || '/' || last_update_id || '/' || last_conversation_number || '/' || last_contact_number from bots where id = $1) as counters,
+       (select message_id::text from messages where id = $2) as message_id,
+       (select update_id::text from outbox where bot_id = $1) as update_id, (select payload from outbox where bot_id = $1) as payload`,
+    [bot.id, messageId]);
+  expect(row).toEqual({ counters: "4/3/1/1", message_id: "4", update_id: "3", payload: { update_id: 3, message: { message_id: "4", text: "hi" } } });
+  // Planned under the lock (from the stored counters), nothing moves and no shift is reported.
+  const again = await db.transaction((tx) => writeIncomingBatch(tx, [{
+    ...emptyBatch(bot.id, user.id), base: { last_message_id: 4, last_update_id: 3, last_conversation_number: 1, last_contact_number: 1 },
+    counters: { last_message_id: 4, last_update_id: 3, last_conversation_number: 1, last_contact_number: 1 },
+  }]));
+  expect(again.shifts.size).toBe(0);
+  await db.query(`delete from bots where id = $1`, [bot.id]);
+  await db.query(`delete from users where id = $1`, [user.id]);
+});

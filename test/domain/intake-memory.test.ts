@@ -1,0 +1,180 @@
+// A chat's next message, planned from what the process remembers (actors/intake-cache.ts) and
+// committed in one round trip on PostgreSQL: what the bot and the sender get must be what a
+// batch planned from the look-ups gives, whatever changed in between: another writer's
+// numbers, an operator closing the chat or renaming its contact, a handoff, a repeated
+// client_message_id. PGlite never plans from memory (one statement at a time, no round trip to
+// save); the same outcomes hold there.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { IntakeActor } from "../../src/actors/intake.ts";
+import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
+import type { Queryable } from "../../src/db/driver.ts";
+import type { IncomingInput } from "../../src/actors/intake-plan.ts";
+import { findBotById } from "../../src/db/bots.ts";
+import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
+
+let client: Client;
+let owner: TestUser;
+
+beforeAll(async () => {
+  client = await testClient();
+  owner = await registerUser(client);
+});
+afterAll(() => client.platform.close());
+
+const production = () => client.platform.db.kind === "postgres";
+/** The platform's own committer, which every POST /api/messages of the platform goes through. */
+function committer(): IntakeCommitter {
+  const platformCommitter = client.wiring.intake.committer;
+  if (!(platformCommitter instanceof IntakeCommitter)) throw new Error("the platform's committer is not an IntakeCommitter");
+  return platformCommitter;
+}
+
+/** A user's message as a site sends it; the answer's result. */
+async function send(bot: TestBot, chat: string, text: string, clientMessageId?: string): Promise<any> {
+  const res = await client.post("/api/messages", { bot_id: bot.id, chat_id: chat, text, ...(clientMessageId ? { metadata: { client_message_id: clientMessageId } } : {}) });
+  expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 });
+  return res.body.result;
+}
+
+/** Every pending update of the bot, as a client reads them. */
+async function updates(bot: TestBot): Promise<any[]> {
+  const res = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0&limit=100`, bot.token);
+  expect(res.status).toBe(200);
+  return res.body.result;
+}
+
+/** The bot's stored incoming messages: text → message_id. */
+async function stored(bot: TestBot): Promise<Record<string, string>> {
+  const rows = await client.platform.db.query<{ text: string; message_id: string }>(
+    `select text, message_id::text from messages where bot_id = $1 and direction = 'in' order by message_id`, [bot.id]);
+  return Object.fromEntries(rows.map((r) => [r.text, r.message_id]));
+}
+
+/** How many transactions the platform's committer planned from memory, and how many of those the check refused, since `before`. */
+function since(before: { committed: number; refused: number }) {
+  const now = committer().fromMemory;
+  return { committed: now.committed - before.committed, refused: now.refused - before.refused };
+}
+
+describe("a chat's next message, planned from memory", () => {
+  test("is numbered after another writer's messages and updates: ids match the stored rows, update_ids strictly increase", async () => {
+    const bot = await createTestBot(client, owner, "numbers");
+    const first = await send(bot, "c1", "first");
+    const replies = async (n: number) => {
+      // The bot answers (a message number), an operator replies (a message and an update number).
+      expect((await client.post(`/api/bots/${bot.id}/send-message`, { chat_id: "c1", text: `bot reply ${n}` }, bot.token)).status).toBe(200);
+      expect((await client.post(`/api/inbox/${first.conversation_id}`, { text: `operator reply ${n}` }, owner.token)).status).toBe(200);
+    };
+    await replies(1);
+    const before = { ...committer().fromMemory };
+    // The first reply moved the chat from new to open: refused once, planned from the look-ups.
+    const second = await send(bot, "c1", "second");
+    expect(since(before)).toEqual(production() ? { committed: 0, refused: 1 } : { committed: 0, refused: 0 });
+    await replies(2);
+    const third = await send(bot, "c1", "third");
+    const fourth = await send(bot, "c1", "fourth");
+    expect(since(before)).toEqual(production() ? { committed: 2, refused: 1 } : { committed: 0, refused: 0 });
+
+    const rows = await stored(bot);
+    expect([second.message_id, third.message_id, fourth.message_id]).toEqual([rows.second, rows.third, rows.fourth]);
+    const got = await updates(bot);
+    const incoming = got.filter((u) => u.message);
+    expect(incoming.map((u) => [u.message.text, u.message.message_id]))
+      .toEqual([["first", rows.first], ["second", rows.second], ["third", rows.third], ["fourth", rows.fourth]]);
+    expect(got.filter((u) => u.operator_message).length).toBe(2);
+    const ids = got.map((u) => u.update_id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test("a chat an operator closed meanwhile: the check refuses the plan, the message reopens the chat and is stored once", async () => {
+    const bot = await createTestBot(client, owner, "closed");
+    const first = await send(bot, "c1", "first");
+    expect((await client.patch(`/api/inbox/${first.conversation_id}`, { status: "closed" }, owner.token)).status).toBe(200);
+    const before = { ...committer().fromMemory };
+    await send(bot, "c1", "after closing");
+    expect(since(before)).toEqual(production() ? { committed: 0, refused: 1 } : { committed: 0, refused: 0 });
+    const [conversation] = await client.platform.db.query<{ status: string; message_count: number }>(
+      `select status::text, message_count from conversations where id = $1`, [first.conversation_id]);
+    expect(conversation).toEqual({ status: "open", message_count: 2 });
+    expect(Object.keys(await stored(bot))).toEqual(["first", "after closing"]);
+    // Planned from the look-ups, it is remembered again: the next one is one round trip.
+    await send(bot, "c1", "next");
+    expect(since(before)).toEqual(production() ? { committed: 1, refused: 1 } : { committed: 0, refused: 0 });
+  });
+
+  test("a chat handed to a human meanwhile: the bot gets no update for the next message", async () => {
+    const bot = await createTestBot(client, owner, "handoff");
+    await send(bot, "c1", "first");
+    expect((await client.post(`/api/bots/${bot.id}/handoff`, { chat_id: "c1" }, bot.token)).status).toBe(200);
+    const before = { ...committer().fromMemory };
+    await send(bot, "c1", "for the human");
+    expect(since(before).refused).toBe(production() ? 1 : 0);
+    expect((await updates(bot)).filter((u) => u.message).map((u) => u.message.text)).toEqual(["first"]);
+  });
+
+  test("a contact an operator renamed meanwhile: the bot sees the new name", async () => {
+    const bot = await createTestBot(client, owner, "renamed");
+    await send(bot, "c1", "first");
+    const [contact] = await client.platform.db.query<{ id: string }>(`select id from contacts where bot_id = $1`, [bot.id]);
+    expect((await client.patch(`/api/contacts/${contact!.id}`, { name: "Ada L." }, owner.token)).status).toBe(200);
+    const before = { ...committer().fromMemory };
+    await send(bot, "c1", "second");
+    expect(since(before).refused).toBe(production() ? 1 : 0);
+    const second = (await updates(bot)).find((u) => u.message?.text === "second");
+    expect(second.message.from.first_name).toBe("Ada L.");
+  });
+
+  test("a committed client_message_id sent again: the check refuses the plan and the sender gets the first message", async () => {
+    const bot = await createTestBot(client, owner, "repeat");
+    const first = await send(bot, "c1", "once", "k-1");
+    const before = { ...committer().fromMemory };
+    const again = await send(bot, "c1", "once", "k-1");
+    expect(since(before)).toEqual(production() ? { committed: 0, refused: 1 } : { committed: 0, refused: 0 });
+    expect(again.message_id).toBe(first.message_id);
+    expect(Object.keys(await stored(bot))).toEqual(["once"]);
+    // A new id in the same chat is planned from memory again.
+    await send(bot, "c1", "twice", "k-2");
+    expect(since(before).committed).toBe(production() ? 1 : 0);
+  });
+});
+
+const input = (row: IncomingInput["bot"], chatId: string, text: string): IncomingInput => ({
+  bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
+  contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
+  fromId: null, metadata: {}, clientMessageId: null,
+});
+
+test("on PostgreSQL a remembered chat's message is one round trip: the write is sent before the check's answer, and nothing is looked up", async () => {
+  const bot = await createTestBot(client, owner, "one round trip");
+  const row = (await findBotById(client.platform.db, bot.id))!;
+  const events: string[] = [];
+  const recording = new Proxy(client.platform.db, {
+    get(target, key) {
+      if (key === "transactionCommitBehind") {
+        const query = (tx: Queryable) => async <R>(text: string, params?: unknown[]) => {
+          const start = text.trim().slice(0, 30);
+          events.push(start);
+          const rows = await tx.query<R>(text, params);
+          events.push(`answered: ${start}`);
+          return rows;
+        };
+        return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>) => target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }));
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const own = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction });
+  const actor = new IntakeActor({ ...client.wiring.intake, committer: own }, bot.id);
+  await actor.submit({ chatId: "c1", input: input(row, "c1", "first") }).accepted;
+  events.length = 0;
+  await actor.submit({ chatId: "c1", input: input(row, "c1", "second") }).accepted;
+  await actor.onStop();
+  const at = (start: string) => events.findIndex((e) => e.startsWith(start));
+  const seen = {
+    lookedUp: at("select (select json_agg(t)") >= 0,
+    writeBeforeAnswer: at("answered: select intake_plan_holds") >= 0 && at("with counters as") < at("answered: select intake_plan_holds"),
+  };
+  expect({ events, seen }).toEqual({ events, seen: production() ? { lookedUp: false, writeBeforeAnswer: true } : { lookedUp: true, writeBeforeAnswer: false } });
+});
