@@ -9,6 +9,7 @@ import { IntakeActor } from "../../src/actors/intake.ts";
 import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
 import type { Queryable } from "../../src/db/driver.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
+import type { AnalysedRows } from "../../src/db/intake.ts";
 import { findBotById } from "../../src/db/bots.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
@@ -139,14 +140,22 @@ describe("a chat's next message, planned from memory", () => {
   });
 });
 
-const input = (row: IncomingInput["bot"], chatId: string, text: string): IncomingInput => ({
+const input = (row: IncomingInput["bot"], chatId: string, text: string, clientMessageId: string | null = null): IncomingInput => ({
   bot: row, channel: "custom_api", text, createdAt: new Date(), contactKey: `chat:${chatId}`,
   contact: { externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null },
-  fromId: null, metadata: {}, clientMessageId: null,
+  fromId: null, metadata: {}, clientMessageId,
 });
 
-test("on PostgreSQL a remembered chat's message is one round trip: the write is sent before the check's answer, and nothing is looked up", async () => {
-  const bot = await createTestBot(client, owner, "one round trip");
+/** Statistics the look-ups' plans are never kept for. */
+const NEVER_ENOUGH: AnalysedRows = { rows: Number.MAX_SAFE_INTEGER, rowsPerBot: Number.MAX_SAFE_INTEGER };
+
+/**
+ * Two messages into one chat through a committer of our own, each `[text, client id]`; the
+ * first 30 characters of each statement of the second one's transaction, in the order sent,
+ * with "answered: <statement>" where its answer came back.
+ */
+async function secondTransaction(name: string, messages: [string, string | null][]): Promise<string[]> {
+  const bot = await createTestBot(client, owner, name);
   const row = (await findBotById(client.platform.db, bot.id))!;
   const events: string[] = [];
   const recording = new Proxy(client.platform.db, {
@@ -165,16 +174,38 @@ test("on PostgreSQL a remembered chat's message is one round trip: the write is 
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const own = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction });
+  const own = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction, keptLookupPlanStatistics: NEVER_ENOUGH });
   const actor = new IntakeActor({ ...client.wiring.intake, committer: own }, bot.id);
-  await actor.submit({ chatId: "c1", input: input(row, "c1", "first") }).accepted;
-  events.length = 0;
-  await actor.submit({ chatId: "c1", input: input(row, "c1", "second") }).accepted;
+  for (const [i, [text, clientId]] of messages.entries()) {
+    if (i === messages.length - 1) events.length = 0;
+    await actor.submit({ chatId: "c1", input: input(row, "c1", text, clientId) }).accepted;
+  }
   await actor.onStop();
+  return events;
+}
+
+test("on PostgreSQL a remembered chat's message is one round trip: the write is sent before the check's answer, and nothing is looked up", async () => {
+  const events = await secondTransaction("one round trip", [["first", null], ["second", null]]);
   const at = (start: string) => events.findIndex((e) => e.startsWith(start));
   const seen = {
     lookedUp: at("select (select json_agg(t)") >= 0,
     writeBeforeAnswer: at("answered: select intake_plan_holds") >= 0 && at("with counters as") < at("answered: select intake_plan_holds"),
   };
   expect({ events, seen }).toEqual({ events, seen: production() ? { lookedUp: false, writeBeforeAnswer: true } : { lookedUp: true, writeBeforeAnswer: false } });
+});
+
+/** The order of the settings, the lock, the check and the write among the statements sent. */
+function orderOf(events: string[]): string {
+  const parts = [["settings", "select set_config('plan_cache_"], ["lock", "select id, last_message_id, la"], ["check", "select intake_plan_holds("], ["write", "with counters as (update bots"]] as const;
+  return parts.map(([name, start]) => [name, events.findIndex((e) => e.startsWith(start))] as const)
+    .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
+}
+
+test("without statistics the check runs on a kept plan only without client ids: probed by primary key, they need none (PostgreSQL)", async () => {
+  const without = await secondTransaction("kept check", [["first", null], ["second", null]]);
+  const withIds = await secondTransaction("custom check", [["first", "id-1"], ["second", "id-2"]]);
+  expect({ without, withIds, order: [orderOf(without), orderOf(withIds)] }).toEqual({
+    without, withIds,
+    order: production() ? ["settings, lock, check, write", "lock, check, settings, write"] : ["lock, write", "lock, write"],
+  });
 });
