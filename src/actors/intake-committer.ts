@@ -315,8 +315,13 @@ export class IntakeCommitter {
     ] as const);
     // The next transaction may look up beside this one's writes (IN_FLIGHT).
     writesSent();
+    // When `before` fails (the check refused), the writes behind it fail too: its failure is the one reported.
+    const answered = Promise.all([before, writes]).catch(async (err: unknown) => {
+      await before;
+      throw err;
+    });
     return {
-      last: Promise.all([before, writes]).then(([, [written, touched]]) => {
+      last: answered.then(([, [written, touched]]) => {
         for (const c of written.contacts) contacts.set(c.id, c);
         for (const c of [...written.conversations, ...touched]) conversations.set(c.id, c);
         for (const { bot, plan } of writing) {
