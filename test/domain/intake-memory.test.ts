@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IntakeActor } from "../../src/actors/intake.ts";
 import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
-import type { Queryable } from "../../src/db/driver.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import type { AnalysedRows } from "../../src/db/intake.ts";
 import { findBotById } from "../../src/db/bots.ts";
+import { recordingStatements } from "../support/recording-db.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 let client: Client;
@@ -150,30 +150,14 @@ const input = (row: IncomingInput["bot"], chatId: string, text: string, clientMe
 const NEVER_ENOUGH: AnalysedRows = { rows: Number.MAX_SAFE_INTEGER, rowsPerBot: Number.MAX_SAFE_INTEGER };
 
 /**
- * Two messages into one chat through a committer of our own, each `[text, client id]`; the
- * first 30 characters of each statement of the second one's transaction, in the order sent,
- * with "answered: <statement>" where its answer came back.
+ * Messages into one chat through a committer of our own, each `[text, client id]`: the last
+ * one's transaction as recordingStatements records it.
  */
 async function secondTransaction(name: string, messages: [string, string | null][]): Promise<string[]> {
   const bot = await createTestBot(client, owner, name);
   const row = (await findBotById(client.platform.db, bot.id))!;
   const events: string[] = [];
-  const recording = new Proxy(client.platform.db, {
-    get(target, key) {
-      if (key === "transactionCommitBehind") {
-        const query = (tx: Queryable) => async <R>(text: string, params?: unknown[]) => {
-          const start = text.trim().slice(0, 30);
-          events.push(start);
-          const rows = await tx.query<R>(text, params);
-          events.push(`answered: ${start}`);
-          return rows;
-        };
-        return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>) => target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }));
-      }
-      const value = Reflect.get(target, key);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const recording = recordingStatements(client.platform.db, events);
   const own = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction, keptLookupPlanStatistics: NEVER_ENOUGH });
   const actor = new IntakeActor({ ...client.wiring.intake, committer: own }, bot.id);
   for (const [i, [text, clientId]] of messages.entries()) {

@@ -9,6 +9,7 @@ import type { AnalysedRows } from "../../src/db/intake.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import { AppError, asBadInput } from "../../src/core/errors.ts";
 import { findBotById, type DbBot } from "../../src/db/bots.ts";
+import { recordingStatements, sentOnly } from "../support/recording-db.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot } from "../support/harness.ts";
 
 let client: Client;
@@ -220,36 +221,19 @@ describe("group commit", () => {
   const ANY_AT_ALL: AnalysedRows = { rows: -1, rowsPerBot: -1 };
 
   /**
-   * The first 40 characters of each statement a committer of our own sends in its transactions,
-   * after one message, in the order they were sent; `answered` also has "answered: <statement>"
-   * where each one's answer came back.
+   * The statements a committer of our own sends in its transactions for one message, in the
+   * order sent (recordingStatements); `answered` also gets their answers, in order.
    */
   async function statementsOfOneMessage(keptLookupPlanStatistics: AnalysedRows, chat: string, answered: string[] = []): Promise<string[]> {
     const row = (await findBotById(client.platform.db, bot.id))!;
-    const sent: string[] = [];
-    const recording = new Proxy(client.platform.db, {
-      get(target, key) {
-        if (key === "transactionCommitBehind") {
-          const query = (tx: Queryable) => async <R>(text: string, params?: unknown[]) => {
-            const start = text.trim().slice(0, 40);
-            sent.push(start);
-            answered.push(start);
-            const rows = await tx.query<R>(text, params);
-            answered.push(`answered: ${start}`);
-            return rows;
-          };
-          return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>) =>
-            target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }));
-        }
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const events: string[] = [];
+    const recording = recordingStatements(client.platform.db, events);
     const committer = new IntakeCommitter({ db: recording, logInTransaction: client.platform.outbox.logInTransaction, keptLookupPlanStatistics });
     const actor = new IntakeActor({ ...client.wiring.intake, committer }, bot.id);
     await actor.submit({ chatId: chat, input: input(row, chat, "hello", null) }).accepted;
     await actor.onStop();
-    return sent;
+    answered.push(...events);
+    return sentOnly(events);
   }
 
   /** The order of the lock, the look-ups, the settings and the write among the statements sent. */

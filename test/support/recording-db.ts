@@ -1,0 +1,30 @@
+// A database whose transactions' statements are recorded as they go out and as their answers
+// come back: what tests of the group commit read the order of its round trips from.
+import type { Db, Queryable } from "../../src/db/driver.ts";
+
+/**
+ * `db`, except that each statement of its transactions (transactionCommitBehind) is pushed to
+ * `events` when sent (its first 40 characters) and again as "answered: <same>" when its answer
+ * is back.
+ */
+export function recordingStatements(db: Db, events: string[]): Db {
+  return new Proxy(db, {
+    get(target, key) {
+      if (key === "transactionCommitBehind") {
+        const query = (tx: Queryable) => async <R>(text: string, params?: unknown[]) => {
+          const start = text.trim().slice(0, 40);
+          events.push(start);
+          const rows = await tx.query<R>(text, params);
+          events.push(`answered: ${start}`);
+          return rows;
+        };
+        return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>) => target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }));
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The statements of `events` as sent, without their answers. */
+export const sentOnly = (events: string[]) => events.filter((e) => !e.startsWith("answered: "));
