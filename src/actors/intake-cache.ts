@@ -41,10 +41,6 @@ class Recent<V> {
   delete(key: string): void {
     this.entries.delete(key);
   }
-
-  deleteWhere(test: (key: string) => boolean): void {
-    for (const key of this.entries.keys()) if (test(key)) this.entries.delete(key);
-  }
 }
 
 export class IntakeCache {
@@ -68,20 +64,20 @@ export class IntakeCache {
     return { counters, twins: [], conversations: [...conversations.values()], contacts: [...contacts.values()] };
   }
 
-  /** A committed transaction's rows of this bot, as stored when it committed. */
-  remember(botId: string, counters: DbBotCounters, conversations: Iterable<DbConversation>, contacts: Iterable<DbContact>): void {
-    this.counters.set(botId, counters);
-    for (const c of conversations) if (c.bot_id === botId) this.conversations.set(key(botId, c.chat_id), c);
-    for (const c of contacts) if (c.bot_id === botId) this.contacts.set(key(botId, c.contact_key), c);
+  /** A committed transaction's counters of each of its bots, and its rows of them, as stored when it committed. */
+  remember(counters: Map<string, DbBotCounters>, conversations: Iterable<DbConversation>, contacts: Iterable<DbContact>): void {
+    for (const [botId, botCounters] of counters) this.counters.set(botId, botCounters);
+    for (const c of conversations) if (counters.has(c.bot_id)) this.conversations.set(key(c.bot_id, c.chat_id), c);
+    for (const c of contacts) if (counters.has(c.bot_id)) this.contacts.set(key(c.bot_id, c.contact_key), c);
   }
 
-  /** After a failed or refused transaction: its bots are planned from the look-ups until one commits. */
+  /**
+   * After a failed or refused transaction: its bots are planned from the look-ups until one
+   * commits, which remembers that batch's rows afresh. Another chat of theirs remembered wrong
+   * costs its next batch one refusal, then the same.
+   */
   forget(botIds: string[]): void {
     for (const botId of botIds) this.counters.delete(botId);
-    const gone = new Set(botIds);
-    const ofGone = (k: string) => gone.has(k.slice(0, k.indexOf("\n")));
-    this.conversations.deleteWhere(ofGone);
-    this.contacts.deleteWhere(ofGone);
   }
 }
 

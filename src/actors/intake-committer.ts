@@ -16,7 +16,7 @@ import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
 import {
   findConversationsByIds, findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch,
-  type AnalysedRows, type BotKey, type DbIntakeState, type DbLockedBot,
+  type AnalysedRows, type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
 import { expectPlannedState, isStaleIntakePlan } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
@@ -208,11 +208,11 @@ export class IntakeCommitter {
         }
       }
       results ??= await this.transaction(taken, writesSent);
+      this.rememberCommitted(taken, results);
       taken.forEach((h, i) => {
         const result = results[i]!;
-        if (result instanceof Error) return h.reject(result);
-        this.memory?.remember(h.bot.id, result.plan.counters, result.conversations.values(), result.contacts.values());
-        h.resolve(result);
+        if (result instanceof Error) h.reject(result);
+        else h.resolve(result);
       });
     } catch (err) {
       this.memory?.forget(bots);
@@ -223,6 +223,20 @@ export class IntakeCommitter {
       }
       for (const h of taken) h.reject(err);
     }
+  }
+
+  /** The committed bots' counters and rows, once for the transaction (its batches share one map of each). */
+  private rememberCommitted(taken: Handed[], results: (Committed | Error)[]): void {
+    if (!this.memory) return;
+    const counters = new Map<string, DbBotCounters>();
+    let shared: Committed | undefined;
+    taken.forEach((h, i) => {
+      const result = results[i]!;
+      if (result instanceof Error) return;
+      counters.set(h.bot.id, result.plan.counters);
+      shared = result;
+    });
+    if (shared) this.memory.remember(counters, shared.conversations.values(), shared.contacts.values());
   }
 
   /** One transaction for every handed batch; a batch whose bot is gone gets its error, the rest commit. */
