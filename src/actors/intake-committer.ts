@@ -202,8 +202,10 @@ export class IntakeCommitter {
           results = await this.transactionFromMemory(taken, remembered, writesSent);
           this.fromMemory.committed++;
         } catch (err) {
-          if (!isStaleIntakePlan(err)) throw err;
-          this.fromMemory.refused++;
+          // Refused, or a row refused: either way the batches are planned again from the look-ups
+          // (where a bad row fails only its own request). An outage would fail that too.
+          if (isDependencyOutage(err)) throw err;
+          if (isStaleIntakePlan(err)) this.fromMemory.refused++;
           this.memory?.forget(bots);
         }
       }

@@ -88,6 +88,33 @@ describe("a chat's next message, planned from memory", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  test("two processes taking turns on one chat: each plans from memory, numbered after the other's messages", async () => {
+    const bot = await createTestBot(client, owner, "two processes");
+    const other = await testClient(); // another process: its own committer and memory, the same database
+    try {
+      const sendVia = async (c: Client, text: string) => {
+        const res = await c.post("/api/messages", { bot_id: bot.id, chat_id: "c1", text });
+        expect(res.status).toBe(200);
+        return res.body.result;
+      };
+      await sendVia(client, "a0");
+      await sendVia(other, "b0");
+      const before = { ...committer().fromMemory };
+      const answers = [];
+      for (let i = 1; i <= 3; i++) answers.push(await sendVia(client, `a${i}`), await sendVia(other, `b${i}`));
+      // The other process's messages touch the chat but change nothing a plan reads: ours are all planned from memory.
+      expect(since(before)).toEqual(production() ? { committed: 3, refused: 0 } : { committed: 0, refused: 0 });
+      const rows = await stored(bot);
+      expect(answers.map((a) => a.message_id)).toEqual(["a1", "b1", "a2", "b2", "a3", "b3"].map((t) => rows[t]));
+      expect(Object.values(rows).map(Number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const got = await updates(bot);
+      expect(got.map((u) => [u.message.text, u.message.message_id])).toEqual(Object.entries(rows));
+      expect(got.map((u) => u.update_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    } finally {
+      await other.platform.close();
+    }
+  });
+
   test("a chat an operator closed meanwhile: the check refuses the plan, the message reopens the chat and is stored once", async () => {
     const bot = await createTestBot(client, owner, "closed");
     const first = await send(bot, "c1", "first");
