@@ -93,7 +93,7 @@ export class IntakeCommitter {
   private readonly lookupPlans: LookupPlanGate;
   /** Only where a transaction is a round trip (PostgreSQL), and the update log is appended after it. */
   private readonly memory?: IntakeCache;
-  /** Transactions planned from memory, and how many of them the check refused (then planned from the look-ups). */
+  /** Transactions planned from memory that committed so, and those the check refused (then planned from the look-ups). */
   readonly fromMemory = { committed: 0, refused: 0 };
 
   constructor(private readonly deps: CommitterDeps) {
