@@ -281,10 +281,9 @@ export class IntakeCommitter {
     const { db } = this.deps;
     const conversations = remembered.flatMap((r) => r.found.conversations);
     const contacts = remembered.flatMap((r) => r.found.contacts);
-    const clientIds = remembered.flatMap(({ found }, i) => {
-      const conversationOf = new Map(found.conversations.map((c) => [c.chat_id, c.id]));
-      return batches[i]!.items.flatMap(({ chatId, input }) => input.clientMessageId === null ? [] : [{ conversationId: conversationOf.get(chatId)!, clientId: input.clientMessageId }]);
-    });
+    // A repeat within the batch carries an id its first message already has; another channel's chat writes nothing.
+    const clientIds = remembered.flatMap(({ plan }) => plan.messageWrites.flatMap((w) =>
+      w.clientMessageId === null ? [] : [{ conversationId: w.conversationId, clientId: w.clientMessageId }]));
     // The lock and the check probe primary keys: kept plans are safe from the start, whatever the
     // tables held when they were made. Client ids are probed on an index whose first column
     // another index has too (a conversation's messages in order): then they wait for the statistics.
