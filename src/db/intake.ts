@@ -114,8 +114,11 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
  * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
  */
 export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
-  await db.query(`select set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`);
+  // Parameters, so that postgres.js prepares it: a statement without any goes out as a simple
+  // query, parsed and planned on every batch (0.11 ms of PostgreSQL time per transaction).
+  await db.query(`select set_config('plan_cache_mode', $1, true), set_config('enable_seqscan', $2, true)`, KEPT_PLAN_SETTINGS);
 }
+const KEPT_PLAN_SETTINGS = ["force_generic_plan", "off"];
 
 /** How much of the look-ups' tables ANALYZE has seen, in each table (the least of the three counts). */
 export interface AnalysedRows {

@@ -124,6 +124,18 @@ test("after keepOnePlanPerStatement the touch's one kept plan probes the primary
   expect((await db.query<{ seqscan: string }>("select current_setting('enable_seqscan') as seqscan"))[0]!.seqscan).toBe("on");
 });
 
+test("the kept-plan settings are themselves a prepared statement: parsed and planned once per connection, not on every batch", async () => {
+  const db = await sharedDb();
+  // Without parameters postgres.js sends a statement as a simple query, which PostgreSQL parses and plans every time.
+  expect((await sent(keepOnePlanPerStatement, [])).params).toBeGreaterThan(0);
+  if (db.kind !== "postgres") return;
+  const prepared = await db.transaction(async (tx) => {
+    await keepOnePlanPerStatement(tx);
+    return tx.query<{ n: number }>(`select count(*)::int as n from pg_prepared_statements where statement like 'select set_config(''plan_cache_mode''%'`);
+  });
+  expect(prepared[0]!.n).toBe(1);
+});
+
 test("once a thousand rows are analysed, the look-ups' kept plan probes the unique (bot, key) indexes on both columns", async () => {
   const db = await sharedDb();
   // 1,200 chats of one bot, each with its contact and a message: what a bot that has served a while holds.
