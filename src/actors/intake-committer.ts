@@ -15,9 +15,10 @@ import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
 import {
-  findConversationsByIds, findIntakeState, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch,
-  type AnalysedRows, type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot,
+  findConversationsByIds, findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch,
+  type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
+import { keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
 import { expectPlannedState, isStaleIntakePlan } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
 import { json } from "../db/driver.ts";

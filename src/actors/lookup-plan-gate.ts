@@ -4,7 +4,7 @@
 // of 0.43, docs/decisions.md round 8), but a plan made on empty tables and kept would probe
 // conversations by bot alone and read every conversation of the bot on every batch.
 import type { Db } from "../db/driver.ts";
-import { intakeTablesAnalyzed, type AnalysedRows } from "../db/intake.ts";
+import { intakeTablesAnalyzed, type AnalysedRows } from "../db/intake-plans.ts";
 
 /**
  * Why: with few rows analysed, or about one per bot, a bot-only index is estimated at one row

@@ -101,54 +101,6 @@ export async function findConversationsByIds(db: Queryable, ids: string[]): Prom
   return db.query<DbConversation>(`select ${CONVERSATION_COLUMNS} from conversations c where c.id = any($1::uuid[])`, [ids]);
 }
 
-/**
- * For the rest of the transaction, prepared statements run on the one plan kept per connection,
- * made without sequential scans. Sent behind the look-ups, before the twins' conversations by id,
- * the writes and the touch, whose every table access has a single index to use (a primary key,
- * or the conflict target of an insert), so that plan is the probe custom planning picks,
- * whatever the tables held when it was made. PostgreSQL otherwise planned the write and the
- * touch on every batch (kept, a parked poll waited 0.3 ms less and PostgreSQL spent 12 % less
- * CPU per message, docs/decisions.md round 8). Before the lock and the look-ups only once the
- * tables carry statistics (intakeTablesAnalyzed): several indexes lead with bot_id, and a plan
- * made on empty or unanalysed tables probes conversations by bot alone (round 5).
- * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
- */
-export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
-  // Parameters, so that postgres.js prepares it: a statement without any goes out as a simple
-  // query, parsed and planned on every batch (0.11 ms of PostgreSQL time per transaction).
-  await db.query(`select set_config('plan_cache_mode', $1, true), set_config('enable_seqscan', $2, true)`, KEPT_PLAN_SETTINGS);
-}
-const KEPT_PLAN_SETTINGS = ["force_generic_plan", "off"];
-
-/** How much of the look-ups' tables ANALYZE has seen, in each table (the least of the three counts). */
-export interface AnalysedRows {
-  /** Rows in all. */
-  rows: number;
-  /** Rows per bot: the table's rows over its distinct bot_ids, as the statistics estimate them. */
-  rowsPerBot: number;
-}
-
-/**
- * Whether ANALYZE (autovacuum's, or anyone's) has seen at least `least.rows` rows in each of the
- * look-ups' tables, and at least `least.rowsPerBot` of them per bot. Then a plan made from the
- * statistics probes the unique (bot, key) indexes: a bot-only index is estimated to return a
- * bot's share of the rows, not one. At one row per bot the two tie, and the plan made probed
- * conversations by bot alone (1,000 bots with one chat each, PostgreSQL 15). A table never
- * analysed has -1 rows and no per-bot figure (its rows count for both).
- */
-export async function intakeTablesAnalyzed(db: Queryable, least: AnalysedRows): Promise<boolean> {
-  const rows = await db.query<{ ready: boolean | null }>(
-    `select bool_and(c.reltuples >= $1::real and coalesce(c.reltuples / nullif(
-       case when s.n_distinct >= 0 then s.n_distinct else -s.n_distinct * c.reltuples end, 0), c.reltuples) >= $2::real) as ready
-     from pg_class c
-     left join pg_stats s on s.schemaname = (select nspname from pg_namespace where oid = c.relnamespace)
-       and s.tablename = c.relname and s.attname = 'bot_id' and not s.inherited
-     where c.oid = any(array['conversations', 'contacts', 'messages']::regclass[])`,
-    [least.rows, least.rowsPerBot],
-  );
-  return rows[0]?.ready === true;
-}
-
 export interface ContactWrite extends ContactFields {
   id: string;
   number: number;

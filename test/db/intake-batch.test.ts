@@ -6,8 +6,9 @@ import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Db, Queryable } from "../../src/db/driver.ts";
 import {
-  findIntakeState, intakeTablesAnalyzed, keepOnePlanPerStatement, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
+  findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
 } from "../../src/db/intake.ts";
+import { intakeTablesAnalyzed, keepOnePlanPerStatement } from "../../src/db/intake-plans.ts";
 import { expectPlannedState } from "../../src/db/intake-guard.ts";
 import { sharedDb } from "../support/harness.ts";
 import { seedChats } from "../support/seed-chats.ts";

@@ -3,7 +3,7 @@
 // database of its own: the shared test database's many small bots would move the figures.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { KEPT_LOOKUP_PLAN_STATISTICS, LookupPlanGate } from "../../src/actors/lookup-plan-gate.ts";
-import { intakeTablesAnalyzed } from "../../src/db/intake.ts";
+import { intakeTablesAnalyzed } from "../../src/db/intake-plans.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { MODE } from "../support/harness.ts";
 import { freshDatabase } from "../support/fresh-db.ts";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IntakeActor } from "../../src/actors/intake.ts";
 import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
-import type { AnalysedRows } from "../../src/db/intake.ts";
+import type { AnalysedRows } from "../../src/db/intake-plans.ts";
 import { findBotById } from "../../src/db/bots.ts";
 import { recordingStatements } from "../support/recording-db.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IntakeActor, type IntakeDeps } from "../../src/actors/intake.ts";
 import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
 import type { Db } from "../../src/db/driver.ts";
-import type { AnalysedRows } from "../../src/db/intake.ts";
+import type { AnalysedRows } from "../../src/db/intake-plans.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import { AppError, asBadInput } from "../../src/core/errors.ts";
 import { findBotById, type DbBot } from "../../src/db/bots.ts";

@@ -3,7 +3,7 @@
 // JetStream KV; embedded, each process counts alone.
 import { afterAll, describe, expect, test } from "bun:test";
 import { DEFAULT_RATE_LIMITS } from "../../src/config.ts";
-import { RateLimiter, SHARED_SYNC_MS, type CounterStore, type Seen } from "../../src/ratelimit.ts";
+import { MINUTE_MS, RateLimiter, SHARED_SYNC_MS, type CounterStore, type Seen } from "../../src/ratelimit.ts";
 import { createTestBot, MODE, registerUser, testClient, type Client } from "../support/harness.ts";
 
 const LIMIT = 6;
@@ -31,7 +31,7 @@ async function twoProcesses(): Promise<[Client, Client]> {
  */
 const MINUTE_LEFT_MS = 5_000;
 async function clearOfMinuteEnd(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
+  const left = MINUTE_MS - (Date.now() % MINUTE_MS);
   if (left < MINUTE_LEFT_MS) await Bun.sleep(left + 50);
 }
 
