@@ -13,7 +13,8 @@ import type { Queryable } from "./driver.ts";
  * CPU per message, docs/decisions.md round 8). Before the lock and the look-ups only once the
  * tables carry statistics (intakeTablesAnalyzed): several indexes lead with bot_id, and a plan
  * made on empty or unanalysed tables probes conversations by bot alone (round 5).
- * PostgreSQL only: PGlite sends unnamed statements, planned on every call anyway.
+ * On PGlite too, whose statements are kept by text (pglite-statements.ts) and otherwise planned
+ * on every run: its tables never carry statistics, so the look-ups never come under it there.
  */
 export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
   // Parameters, so that postgres.js prepares it: a statement without any goes out as a simple

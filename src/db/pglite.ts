@@ -3,6 +3,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { mkdirSync } from "node:fs";
 import type { Db, Queryable } from "./driver.ts";
 import { mappedFsBundle, releaseZeroPages } from "./pglite-memory.ts";
+import { KeptStatements } from "./pglite-statements.ts";
 
 /**
  * Memory settings for one embedded user, passed at every start (they override the data
@@ -21,6 +22,14 @@ const EMBEDDED_MEMORY_SETTINGS = [
   "autovacuum_worker_slots=1",
 ];
 
+/**
+ * Kept statements (pglite-statements.ts) are planned on every run unless a transaction asks for
+ * its kept plan (db/intake-plans.ts). Why: PGlite never gathers statistics, and the plan cache
+ * left to itself settled on generic plans made while the tables were small; under load they
+ * scanned ever larger tables (embedded ingest fell from 1,518 to 159 msgs/s within a minute).
+ */
+const PLAN_EVERY_RUN = "plan_cache_mode=force_custom_plan";
+
 /** Creates a data directory from a snapshot (Db.snapshot) and closes it: `npm run restore`. */
 export async function restorePglite(dataDir: string, snapshot: Blob): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
@@ -32,7 +41,7 @@ export async function restorePglite(dataDir: string, snapshot: Blob): Promise<vo
 /** Opens the embedded database; `dataDir` undefined keeps it in memory (tests). */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const startParams = [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS.flatMap((setting) => ["-c", setting])];
+  const startParams = [...PGlite.defaultStartParams, ...[...EMBEDDED_MEMORY_SETTINGS, PLAN_EVERY_RUN].flatMap((setting) => ["-c", setting])];
   const start = async () => {
     const opened = await PGlite.create({ dataDir, extensions: { pg_trgm }, startParams, fsBundle: mappedFsBundle() });
     // Why: a first start runs initdb in its own WASM instance (and a reopen leaves the old one);
@@ -42,25 +51,28 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     return opened;
   };
   let pg = await start();
-  const wrap = (runner: Pick<PGlite, "query" | "exec">): Queryable => ({
-    async query<T>(text: string, params: unknown[] = []) {
-      return (await runner.query<T>(text, params)).rows;
-    },
+  let statements = new KeptStatements(pg);
+  const inTransaction = (tx: Pick<PGlite, "exec">): Queryable => ({
+    // The query lock, as tx.query takes it: statements of one transaction may be issued together.
+    query: (text, params = []) => pg.runExclusive(() => statements.query(text, params, true)),
     async exec(script: string) {
-      await runner.exec(script);
+      await tx.exec(script);
     },
   });
   return {
     kind: "pglite",
-    // Not ...wrap(pg): reopen replaces pg, and these must follow it.
-    query: (text, params) => wrap(pg).query(text, params),
-    exec: (script) => wrap(pg).exec(script),
+    // pg, not a captured instance: reopen replaces it. Both locks, as PGlite's query() takes
+    // them: a statement outside a transaction must not run inside another caller's.
+    query: (text, params = []) => pg._runExclusiveTransaction(() => pg.runExclusive(() => statements.query(text, params, false))),
+    async exec(script) {
+      await pg.exec(script);
+    },
     async transaction(fn) {
-      return pg.transaction((tx) => fn(wrap(tx)));
+      return pg.transaction((tx) => fn(inTransaction(tx)));
     },
     async transactionCommitBehind(fn) {
       // One connection, one statement at a time: nothing to pipeline.
-      return pg.transaction(async (tx) => (await fn(wrap(tx))).last);
+      return pg.transaction(async (tx) => (await fn(inTransaction(tx))).last);
     },
     async ping() {
       return !pg.closed;
@@ -74,6 +86,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       if (!dataDir) return;
       await pg.close();
       pg = await start();
+      statements = new KeptStatements(pg);
     },
     async close() {
       if (!pg.closed) await pg.close();

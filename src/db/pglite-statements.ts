@@ -1,0 +1,84 @@
+// Named statements for PGlite, kept like postgres.js keeps them on PostgreSQL. PGlite's own
+// query() sends every statement unnamed: parsed, analysed and planned on each call, over six
+// separate calls into the WASM backend (parse, describe, bind, describe, execute, sync). Here a
+// text is parsed and described once per instance; each run is one call carrying bind, describe,
+// execute and sync. Plans then follow PostgreSQL's plan cache (custom for the first runs,
+// generic when it costs no more), as they do on the production driver.
+import { type PGlite, parse, protocol } from "@electric-sql/pglite";
+
+/**
+ * Texts kept per instance, least recently used closed first. Why 512: the server issues a few
+ * hundred distinct texts (the dynamic ones vary by how many items a list carries); each kept
+ * statement holds its parse tree and plans in the backend's memory, a few KB to a few tens.
+ */
+export const KEPT_STATEMENTS = 512;
+
+interface Kept {
+  name: string;
+  /** The type oid of each parameter, as the backend inferred it (picks PGlite's serialiser). */
+  paramTypes: number[];
+}
+
+type Runner = Pick<PGlite, "execProtocolStream" | "serializers" | "parsers">;
+
+/** One instance's kept statements; a reopened instance needs a new one. */
+export class KeptStatements {
+  readonly #kept = new Map<string, Kept>();
+  #named = 0;
+
+  constructor(private readonly pg: Runner) {}
+
+  /**
+   * Runs `text` with `params` and returns its rows. The caller holds PGlite's query lock (and, for
+   * a statement outside a transaction, its transaction lock), as PGlite's query() does. Writes
+   * reach the file system at once outside a transaction, at COMMIT inside one.
+   */
+  async query<T>(text: string, params: readonly unknown[], inTransaction: boolean): Promise<T[]> {
+    const kept = this.#kept.get(text) ?? (await this.#prepare(text));
+    // Refreshed as the most recently used.
+    this.#kept.delete(text);
+    this.#kept.set(text, kept);
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serialise = this.pg.serializers[kept.paramTypes[i] ?? 0];
+      return serialise ? serialise(value) : String(value);
+    });
+    const run = concat(
+      protocol.serialize.bind({ statement: kept.name, values }),
+      protocol.serialize.describe({ type: "P" }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync(),
+    );
+    // On an error the backend skips to the sync and answers it; PGlite then throws its DatabaseError.
+    const messages = await this.pg.execProtocolStream(run, { syncToFs: !inTransaction });
+    return (parse.parseResults(messages, this.pg.parsers)[0]?.rows ?? []) as T[];
+  }
+
+  async #prepare(text: string): Promise<Kept> {
+    const name = `k${++this.#named}`;
+    const parts = [
+      protocol.serialize.parse({ name, text }),
+      protocol.serialize.describe({ type: "S", name }),
+      protocol.serialize.sync(),
+    ];
+    const oldest = this.#kept.size >= KEPT_STATEMENTS ? this.#kept.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      const closed = this.#kept.get(oldest);
+      this.#kept.delete(oldest);
+      if (closed) parts.unshift(protocol.serialize.close({ type: "S", name: closed.name }));
+    }
+    // A text the backend refuses throws here and is not kept.
+    const messages = await this.pg.execProtocolStream(concat(...parts), { syncToFs: false });
+    return { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+  }
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
