@@ -243,11 +243,10 @@ describe("group commit", () => {
       .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
   }
 
-  test("on PostgreSQL the writes run on kept plans: the settings go out after the look-ups, before the write (PGlite: never)", async () => {
+  test("on both drivers the writes run on kept plans: the settings go out after the look-ups, before the write", async () => {
     // Statistics never large enough: the look-ups keep their custom plans.
     const sent = await statementsOfOneMessage(NEVER_ENOUGH, "kept-plans");
-    expect({ sent, order: orderOf(sent) })
-      .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "lock, look-ups, settings, write" : "lock, look-ups, write" });
+    expect({ sent, order: orderOf(sent) }).toEqual({ sent, order: "lock, look-ups, settings, write" });
   });
 
   test("on PostgreSQL the settings travel with the look-ups: sent before the look-ups' answer is back, not in front of the write", async () => {
@@ -259,10 +258,10 @@ describe("group commit", () => {
       .toEqual({ events, settingsBeforeTheAnswer: client.platform.db.kind === "postgres" });
   });
 
-  test("once the statistics allow it, the settings go out first: lock and look-ups on kept plans too (PostgreSQL)", async () => {
+  test("once the statistics allow it, the settings go out first: lock and look-ups on kept plans too (PostgreSQL; PGlite has none)", async () => {
     const sent = await statementsOfOneMessage(ANY_AT_ALL, "kept-plans-first");
     expect({ sent, order: orderOf(sent) })
-      .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "settings, lock, look-ups, write" : "lock, look-ups, write" });
+      .toEqual({ sent, order: client.platform.db.kind === "postgres" ? "settings, lock, look-ups, write" : "lock, look-ups, settings, write" });
   });
 
   test("a rotated token is refused at once by another process", async () => {
