@@ -34,6 +34,20 @@ export class KeptStatements {
    * reach the file system at once outside a transaction, at COMMIT inside one.
    */
   async query<T>(text: string, params: readonly unknown[], inTransaction: boolean): Promise<T[]> {
+    try {
+      return await this.#run<T>(text, params, inTransaction);
+    } catch (err) {
+      // A table's columns changed under a kept `select *` (a migration, say): PostgreSQL refuses
+      // the old statement rather than answer with other columns. Outside a transaction nothing
+      // was done, so it is prepared again and run once more; inside one the error stands, as it
+      // does on PostgreSQL.
+      if (inTransaction || !isStaleResultType(err)) throw err;
+      await this.#forget(text);
+      return this.#run<T>(text, params, inTransaction);
+    }
+  }
+
+  async #run<T>(text: string, params: readonly unknown[], inTransaction: boolean): Promise<T[]> {
     const kept = this.#kept.get(text) ?? (await this.#prepare(text));
     // Refreshed as the most recently used.
     this.#kept.delete(text);
@@ -54,6 +68,13 @@ export class KeptStatements {
     return (parse.parseResults(messages, this.pg.parsers)[0]?.rows ?? []) as T[];
   }
 
+  async #forget(text: string): Promise<void> {
+    const kept = this.#kept.get(text);
+    if (!kept) return;
+    this.#kept.delete(text);
+    await this.pg.execProtocolStream(concat(protocol.serialize.close({ type: "S", name: kept.name }), protocol.serialize.sync()), { syncToFs: false });
+  }
+
   async #prepare(text: string): Promise<Kept> {
     const name = `k${++this.#named}`;
     const parts = [
@@ -71,6 +92,12 @@ export class KeptStatements {
     const messages = await this.pg.execProtocolStream(concat(...parts), { syncToFs: false });
     return { name, paramTypes: parse.parseDescribeStatementResults(messages) };
   }
+}
+
+/** PostgreSQL's refusal to run a kept statement whose result's columns have changed. */
+function isStaleResultType(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === "0A000" && typeof message === "string" && message.includes("cached plan must not change result type");
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {

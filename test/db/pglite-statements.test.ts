@@ -84,3 +84,12 @@ test(`at most ${KEPT_STATEMENTS} texts are kept: the least recently used are clo
   // A closed text is prepared again when it comes back.
   expect(await db.query("select $1::int + 0 as n", [41])).toEqual([{ n: 41 }]);
 });
+
+test("a table whose columns change under a kept `select *` answers with its new columns outside a transaction", async () => {
+  await db.exec("create table kept_shape (id int primary key)");
+  await db.query("insert into kept_shape (id) values ($1)", [1]);
+  expect(await db.query("select * from kept_shape where id = $1", [1])).toEqual([{ id: 1 }]);
+  await db.exec("alter table kept_shape add column note text default 'added'");
+  expect(await db.query("select * from kept_shape where id = $1", [1])).toEqual([{ id: 1, note: "added" }]);
+  expect(await keptWith("select * from kept_shape")).toBe(1);
+});
