@@ -2,14 +2,14 @@
 // query() sends every statement unnamed: parsed, analysed and planned on each call, over six
 // separate calls into the WASM backend (parse, describe, bind, describe, execute, sync). Here a
 // text is parsed and described once per instance; each run is one call carrying bind, describe,
-// execute and sync. Plans then follow PostgreSQL's plan cache (custom for the first runs,
-// generic when it costs no more), as they do on the production driver.
+// execute and sync. Which plan a run gets is the session's plan_cache_mode: db/pglite.ts has
+// every run planned, and a transaction may ask for one kept plan (db/intake-plans.ts).
 import { type PGlite, parse, protocol } from "@electric-sql/pglite";
 
 /**
- * Texts kept per instance, least recently used closed first. Why 512: the server issues a few
- * hundred distinct texts (the dynamic ones vary by how many items a list carries); each kept
- * statement holds its parse tree and plans in the backend's memory, a few KB to a few tens.
+ * Texts kept per instance, least recently used closed first. Why 512: an ingest run issued 36
+ * distinct texts and the whole API has a few hundred, some varying with how many items a list
+ * carries; each kept statement holds its parse tree (and a kept plan) in the backend's memory.
  */
 export const KEPT_STATEMENTS = 512;
 

@@ -52,13 +52,25 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   };
   let pg = await start();
   let statements = new KeptStatements(pg);
-  const inTransaction = (tx: Pick<PGlite, "exec">): Queryable => ({
-    // The query lock, as tx.query takes it: statements of one transaction may be issued together.
-    query: (text, params = []) => pg.runExclusive(() => statements.query(text, params, true)),
-    async exec(script: string) {
-      await tx.exec(script);
-    },
-  });
+  /** fn's statements on kept statements, refused once the transaction has ended (as tx.query refuses them). */
+  const inTransaction = async <T>(tx: Pick<PGlite, "exec" | "closed">, fn: (tx: Queryable) => Promise<T>): Promise<T> => {
+    let ended = false;
+    const open = () => {
+      if (ended || tx.closed) throw new Error("the transaction has ended");
+    };
+    try {
+      return await fn({
+        // The query lock, as tx.query takes it: statements of one transaction may be issued together.
+        query: (text, params = []) => pg.runExclusive(async () => (open(), statements.query(text, params, true))),
+        async exec(script: string) {
+          open();
+          await tx.exec(script);
+        },
+      });
+    } finally {
+      ended = true;
+    }
+  };
   return {
     kind: "pglite",
     // pg, not a captured instance: reopen replaces it. Both locks, as PGlite's query() takes
@@ -68,11 +80,11 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       await pg.exec(script);
     },
     async transaction(fn) {
-      return pg.transaction((tx) => fn(inTransaction(tx)));
+      return pg.transaction((tx) => inTransaction(tx, fn));
     },
     async transactionCommitBehind(fn) {
       // One connection, one statement at a time: nothing to pipeline.
-      return pg.transaction(async (tx) => (await fn(inTransaction(tx))).last);
+      return pg.transaction((tx) => inTransaction(tx, async (kept) => (await fn(kept)).last));
     },
     async ping() {
       return !pg.closed;

@@ -93,3 +93,13 @@ test("a table whose columns change under a kept `select *` answers with its new 
   expect(await db.query("select * from kept_shape where id = $1", [1])).toEqual([{ id: 1, note: "added" }]);
   expect(await keptWith("select * from kept_shape")).toBe(1);
 });
+
+test("a statement issued through a transaction that has ended is refused, not run outside it", async () => {
+  let escaped: Parameters<Parameters<Db["transaction"]>[0]>[0] | undefined;
+  await db.transaction(async (tx) => {
+    escaped = tx;
+    await tx.query("insert into kept_probe (id, label) values ($1, $2)", [300, "inside"]);
+  });
+  await expect(escaped!.query("insert into kept_probe (id, label) values ($1, $2)", [301, "late"])).rejects.toThrow("the transaction has ended");
+  expect(await db.query<{ id: number }>("select id from kept_probe where id >= $1 and id < $2 order by id", [300, 400])).toEqual([{ id: 300 }]);
+});
