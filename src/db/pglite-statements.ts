@@ -100,12 +100,5 @@ function isStaleResultType(err: unknown): boolean {
   return code === "0A000" && typeof message === "string" && message.includes("cached plan must not change result type");
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
+/** The messages as one buffer: the backend reads them in order within one call. */
+const concat = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
