@@ -247,8 +247,9 @@ export class IntakeCommitter {
     const { db } = this.deps;
     const keys = lookupKeys(batches);
     // Every statement on kept plans once the statistics allow it (PostgreSQL only), else from the
-    // writes on (both drivers keep statements by text). Either way the settings travel with the look-ups: sent behind them, PostgreSQL runs
-    // them (0.09 ms) while we plan the writes, instead of before the writes.
+    // writes on (both drivers keep statements by text; on PGlite the log append behind them too,
+    // probing its primary keys). Either way the settings travel with the look-ups: sent behind
+    // them, PostgreSQL runs them (0.09 ms) while we plan the writes, instead of before the writes.
     const keptFromTheStart = await this.lookupPlans.allowed();
     const keptFromTheWrites = !keptFromTheStart;
     return db.transactionCommitBehind(async (tx) => {
