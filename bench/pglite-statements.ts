@@ -5,14 +5,14 @@
 // figure is the median of BENCH_RUNS runs, the two alternating.
 //   bun bench/pglite-statements.ts
 import { PGlite } from "@electric-sql/pglite";
-import { KeptStatements } from "../src/db/pglite-statements.ts";
+import { KeptStatements, PLAN_EVERY_RUN } from "../src/db/pglite-statements.ts";
 import { percentile } from "./stats.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /** Rows in the probed table: enough that a plan reading all of it would show. */
 const ROWS = 20_000;
 
-const pg = await PGlite.create({ startParams: [...PGlite.defaultStartParams, "-c", "plan_cache_mode=force_custom_plan"] });
+const pg = await PGlite.create({ startParams: [...PGlite.defaultStartParams, "-c", PLAN_EVERY_RUN] });
 await pg.exec(`
   create table probe (id uuid primary key default gen_random_uuid(), bot int not null, key text not null, body text,
     at timestamptz not null default now(), n int not null default 0);
@@ -21,8 +21,7 @@ await pg.exec(`
   insert into probe (bot, key, body) select g % 10, 'k' || g, 'body ' || g from generate_series(1, ${ROWS}) g;
 `);
 const kept = new KeptStatements(pg);
-const keptQuery = (text: string, params: unknown[]) =>
-  pg._runExclusiveTransaction(() => pg.runExclusive(() => kept.query(text, params, false)));
+const keptQuery = (text: string, params: unknown[]) => kept.alone(text, params);
 
 const key = (i: number) => [i % 10, `k${(i % ROWS) + 1}`];
 const cases: { name: string; text: string; params: (i: number) => unknown[]; count: number }[] = [

@@ -1,6 +1,7 @@
-// Which plans the group commit's statements run on (PostgreSQL): the settings that keep one
-// plan per statement for the rest of a transaction, and whether the look-ups' tables carry the
-// statistics that make a kept plan of the look-ups safe (actors/lookup-plan-gate.ts).
+// Which plans the group commit's statements run on (PostgreSQL; PGlite from the writes on): the
+// settings that keep one plan per statement for the rest of a transaction, and whether the
+// look-ups' tables carry the statistics that make a kept plan of the look-ups safe
+// (actors/lookup-plan-gate.ts).
 import type { Queryable } from "./driver.ts";
 
 /**

@@ -19,7 +19,15 @@ interface Kept {
   paramTypes: number[];
 }
 
-type Runner = Pick<PGlite, "execProtocolStream" | "serializers" | "parsers">;
+/**
+ * The session setting that has every run of a kept statement planned, unless its transaction asks
+ * for the kept plan (db/intake-plans.ts). Why: PGlite never gathers statistics, and the plan cache
+ * left to itself settled on generic plans made while the tables were small; under load they
+ * scanned ever larger tables (embedded ingest fell from 1,518 to 159 msgs/s within a minute).
+ */
+export const PLAN_EVERY_RUN = "plan_cache_mode=force_custom_plan";
+
+type Runner = Pick<PGlite, "execProtocolStream" | "serializers" | "parsers" | "runExclusive" | "_runExclusiveTransaction">;
 
 /** One instance's kept statements; a reopened instance needs a new one. */
 export class KeptStatements {
@@ -29,11 +37,26 @@ export class KeptStatements {
   constructor(private readonly pg: Runner) {}
 
   /**
-   * Runs `text` with `params` and returns its rows. The caller holds PGlite's query lock (and, for
-   * a statement outside a transaction, its transaction lock), as PGlite's query() does. Writes
-   * reach the file system at once outside a transaction, at COMMIT inside one.
+   * A statement of its own. It takes both of PGlite's locks, as PGlite's query() does: it must
+   * not run inside another caller's open transaction. Its writes reach the file system at once.
    */
-  async query<T>(text: string, params: readonly unknown[], inTransaction: boolean): Promise<T[]> {
+  alone<T>(text: string, params: readonly unknown[]): Promise<T[]> {
+    return this.pg._runExclusiveTransaction(() => this.pg.runExclusive(() => this.#query<T>(text, params, false)));
+  }
+
+  /**
+   * A statement of the caller's open transaction (whose transaction lock the caller holds). It
+   * takes the query lock, as tx.query does: statements of one transaction may be issued together.
+   * `stillOpen` throws once the transaction has ended; its writes reach the file system at COMMIT.
+   */
+  inTransaction<T>(text: string, params: readonly unknown[], stillOpen: () => void): Promise<T[]> {
+    return this.pg.runExclusive(async () => {
+      stillOpen();
+      return this.#query<T>(text, params, true);
+    });
+  }
+
+  async #query<T>(text: string, params: readonly unknown[], inTransaction: boolean): Promise<T[]> {
     try {
       return await this.#run<T>(text, params, inTransaction);
     } catch (err) {

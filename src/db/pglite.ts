@@ -3,7 +3,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { mkdirSync } from "node:fs";
 import type { Db, Queryable } from "./driver.ts";
 import { mappedFsBundle, releaseZeroPages } from "./pglite-memory.ts";
-import { KeptStatements } from "./pglite-statements.ts";
+import { KeptStatements, PLAN_EVERY_RUN } from "./pglite-statements.ts";
 
 /**
  * Memory settings for one embedded user, passed at every start (they override the data
@@ -21,14 +21,6 @@ const EMBEDDED_MEMORY_SETTINGS = [
   "max_connections=4",
   "autovacuum_worker_slots=1",
 ];
-
-/**
- * Kept statements (pglite-statements.ts) are planned on every run unless a transaction asks for
- * its kept plan (db/intake-plans.ts). Why: PGlite never gathers statistics, and the plan cache
- * left to itself settled on generic plans made while the tables were small; under load they
- * scanned ever larger tables (embedded ingest fell from 1,518 to 159 msgs/s within a minute).
- */
-const PLAN_EVERY_RUN = "plan_cache_mode=force_custom_plan";
 
 /** Creates a data directory from a snapshot (Db.snapshot) and closes it: `npm run restore`. */
 export async function restorePglite(dataDir: string, snapshot: Blob): Promise<void> {
@@ -60,8 +52,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     };
     try {
       return await fn({
-        // The query lock, as tx.query takes it: statements of one transaction may be issued together.
-        query: (text, params = []) => pg.runExclusive(async () => (open(), statements.query(text, params, true))),
+        query: (text, params = []) => statements.inTransaction(text, params, open),
         async exec(script: string) {
           open();
           await tx.exec(script);
@@ -73,9 +64,8 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   };
   return {
     kind: "pglite",
-    // pg, not a captured instance: reopen replaces it. Both locks, as PGlite's query() takes
-    // them: a statement outside a transaction must not run inside another caller's.
-    query: (text, params = []) => pg._runExclusiveTransaction(() => pg.runExclusive(() => statements.query(text, params, false))),
+    // statements, not a captured instance: reopen replaces it.
+    query: (text, params = []) => statements.alone(text, params),
     async exec(script) {
       await pg.exec(script);
     },
