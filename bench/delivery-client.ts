@@ -9,7 +9,10 @@ export interface ClientOptions {
   runs: number;
   /** The product's base URL. */
   server: string;
-  /** A bare server: GET / answers "ok"; GET /commit answers once a row is committed. */
+  /**
+   * A bare server: GET / answers "ok"; GET /commit answers once a row is committed; GET /naive-poll
+   * parks until POST /naive-message has committed its message.
+   */
   bare: string;
   bot: { id: string; token: string };
 }
@@ -17,11 +20,16 @@ export interface ClientOptions {
 export interface ClientResult {
   /** Two bare loopback HTTP round trips, one of them waiting for a committed insert. */
   baseline: number[];
+  /** The naive long poll: POST → its parked poll's answer received. */
+  naivePoll: number[];
   /** POST → the parked poll's answer received. */
   delivery: number[];
   /** POST → its own acknowledgement received. */
   acknowledged: number[];
 }
+
+/** Why: lets a poll park before the POST (confirming the previous batch takes a few round trips). */
+const PARK_MS = 25;
 
 export async function runClient({ runs, server, bare, bot }: ClientOptions): Promise<ClientResult> {
   const baseline: number[] = [];
@@ -30,6 +38,21 @@ export async function runClient({ runs, server, bare, bot }: ClientOptions): Pro
     await fetch(`${bare}/commit`).then((r) => r.text());
     await fetch(`${bare}/`).then((r) => r.text());
     baseline.push(performance.now() - started);
+  }
+  // Paced and timed exactly like the product's runs below.
+  const naivePoll: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const poll = fetch(`${bare}/naive-poll`).then((r) => r.json());
+    await Bun.sleep(PARK_MS);
+    const started = performance.now();
+    const post = fetch(`${bare}/naive-message`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ chat_id: `c${i % 20}`, text: `m${i}` }),
+    }).then((r) => r.json());
+    await poll;
+    naivePoll.push(performance.now() - started);
+    await post;
   }
   let offset = 0;
   // Timed from the POST, not from the poll: parking the poll first is not part of delivery.
@@ -41,7 +64,7 @@ export async function runClient({ runs, server, bare, bot }: ClientOptions): Pro
     const poll = fetch(`${server}/api/bots/${bot.id}/get-updates?timeout=10&offset=${offset}`, {
       headers: { authorization: `Bearer ${bot.token}` },
     }).then((r) => r.json() as Promise<any>);
-    await Bun.sleep(25); // let the poll park (confirming the previous batch takes a few round trips)
+    await Bun.sleep(PARK_MS);
     const started = performance.now();
     const post = fetch(`${server}/api/messages`, {
       method: "POST",
@@ -57,7 +80,7 @@ export async function runClient({ runs, server, bare, bot }: ClientOptions): Pro
     if (!(await post).ok) throw new Error("POST /api/messages failed");
     offset = got.result[got.result.length - 1].update_id + 1;
   }
-  return { baseline, delivery, acknowledged };
+  return { baseline, naivePoll, delivery, acknowledged };
 }
 
 if (import.meta.main) {
