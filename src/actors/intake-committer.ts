@@ -275,9 +275,10 @@ export class IntakeCommitter {
   }
 
   /**
-   * One transaction for batches planned from memory, sent whole: the lock, the check of what the
-   * plans assumed, the writes, then COMMIT, without waiting for an answer in between. When the
-   * check refuses, everything behind it fails and COMMIT rolls back: it rejects with that refusal.
+   * One transaction for batches planned from memory: the lock, the check of what the plans
+   * assumed, the writes, then COMMIT, sent whole on PostgreSQL (no answer awaited in between).
+   * When the check refuses, everything behind it fails and COMMIT rolls back: it rejects with
+   * that refusal.
    */
   private async transactionFromMemory(batches: Handed[], remembered: Remembered[], writesSent: () => void): Promise<(Committed | Error)[]> {
     const { db } = this.deps;
