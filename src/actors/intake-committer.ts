@@ -327,27 +327,38 @@ export class IntakeCommitter {
     if (writing.length === 0) return { last: before.then(results) };
     /**
      * Another writer numbered since the plan (a plan from memory): its rows and outbox payloads
-     * moved in the write, the plan moves now. A log appended in the transaction is sent behind
-     * this on PGlite (one statement at a time); a driver that pipelines would have sent it already.
+     * moved in the write, the plan moves once the write has answered (each plan once).
      */
+    const moved = new Set<BatchPlan>();
     const moveNumbers = (written: IncomingBatchWritten) => {
       for (const { bot, plan } of writing) {
         const shift = written.shifts.get(bot.id);
-        if (!shift) continue;
+        if (!shift || moved.has(plan)) continue;
+        // A log appended in the transaction before the write's answer took the plan's numbers.
         if (logInTransaction && db.kind === "postgres") throw new Error("a batch's numbers moved after its updates were appended");
+        moved.add(plan);
         shiftPlanNumbers(plan, shift);
         if (!logInTransaction) updateJson.set(plan, plan.updates.map((u) => json(u.payload)));
       }
-      return written;
     };
+    const appended = () => writing.map(({ bot, plan }) => ({ botId: bot.id, updates: plan.updates }));
+    // The write's own promise is the step: when it fails, its error (not the aborted transaction's
+    // refusal of the statements behind it, answered in the same read) is the one reported.
+    let written!: Promise<IncomingBatchWritten>;
     const writes = inOrder(db, [
-      async () => moveNumbers(await writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
+      () => (written = writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
         botId: bot.id, ownerId: bot.owner_id, base: plan.base, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
         messages: plan.messageWrites,
         outbox: logInTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson.get(plan)![i]! })),
       })))),
       () => touchConversationsForIncoming(tx, writing.flatMap(({ plan }) => plan.touches)),
-      () => logInTransaction ? logInTransaction.append(tx, writing.map(({ bot, plan }) => ({ botId: bot.id, updates: plan.updates }))) : Promise.resolve(),
+      // PGlite sends the append after the write's answer (one statement at a time): the moved numbers go into the log.
+      () => !logInTransaction ? Promise.resolve()
+        : db.kind === "postgres" ? logInTransaction.append(tx, appended())
+          : written.then((rows) => {
+            moveNumbers(rows);
+            return logInTransaction.append(tx, appended());
+          }),
     ] as const);
     // The next transaction may look up beside this one's writes (IN_FLIGHT).
     writesSent();
@@ -357,9 +368,10 @@ export class IntakeCommitter {
       throw err;
     });
     return {
-      last: answered.then(([, [written, touched]]) => {
-        for (const c of written.contacts) contacts.set(c.id, c);
-        for (const c of [...written.conversations, ...touched]) conversations.set(c.id, c);
+      last: answered.then(([, [rows, touched]]) => {
+        for (const c of rows.contacts) contacts.set(c.id, c);
+        for (const c of [...rows.conversations, ...touched]) conversations.set(c.id, c);
+        moveNumbers(rows);
         return results();
       }),
     };
