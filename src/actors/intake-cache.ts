@@ -2,9 +2,10 @@
 // conversations and contacts of its recent chats and senders, as their transactions left them.
 // A batch whose every chat and sender is here is planned from it and committed without the
 // look-ups: behind a check instead (on PostgreSQL in one round trip, the writes and COMMIT sent
-// behind the check rather than behind the look-ups' answer). Nothing here is trusted: the check (db/intake-guard.ts) compares it with
-// the stored rows under the bots' locks, and another writer's numbers move the batch's
-// (db/intake.ts writeIncomingBatch). A wrong memory costs a round trip, never a wrong row.
+// behind the check rather than behind the look-ups' answer). Nothing here is trusted: the check
+// (db/intake-guard.ts) compares it with the stored rows under the bots' locks, and another
+// writer's numbers move the batch's (db/intake.ts writeIncomingBatch). A wrong memory costs a
+// refused transaction, never a wrong row.
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { DbBotCounters } from "../db/intake.ts";
