@@ -25,6 +25,7 @@ import { json } from "../db/driver.ts";
 import { IntakeCache } from "./intake-cache.ts";
 import { planBatch, shiftPlanNumbers, type BatchPlan, type Found, type IntakeItem } from "./intake-plan.ts";
 import { LookupPlanGate } from "./lookup-plan-gate.ts";
+import { inOrder } from "./in-order.ts";
 
 /**
  * Why: bounds one transaction (its statement's size, how long it holds its bots' locks, its
@@ -395,17 +396,4 @@ function lookupKeys(batches: Handed[]): { clientIds: BotKey[]; senders: BotKey[]
 function foundOf(found: DbIntakeState, botId: string, counters: DbLockedBot) {
   const mine = <T extends { bot_id: string }>(rows: T[]) => rows.filter((r) => r.bot_id === botId);
   return { counters, twins: mine(found.twins), contacts: mine(found.contacts), conversations: mine(found.conversations) };
-}
-
-type Results<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
-
-/**
- * Runs a transaction's statements in order. On PostgreSQL they are sent back to back on the
- * transaction's connection (one round trip for all); PGlite runs one statement at a time anyway.
- */
-async function inOrder<const T extends readonly (() => Promise<unknown>)[]>(db: Pick<Db, "kind">, steps: T): Promise<Results<T>> {
-  if (db.kind === "postgres") return (await Promise.all(steps.map((step) => step()))) as Results<T>;
-  const results: unknown[] = [];
-  for (const step of steps) results.push(await step());
-  return results as Results<T>;
 }
