@@ -9,7 +9,7 @@
 // Production needs DATABASE_URL (only the server is used: the bench creates and drops its
 // own databases) and starts its own nats-server (JetStream, temp dir) so its CPU is ours alone.
 // Env: BENCH_SECONDS (15), BENCH_CONNECTIONS (64), BENCH_BOTS (10), BENCH_CHATS (100000),
-//      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_PROFILE=<dir> (bun --cpu-prof-md),
+//      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_KEEP_LOGS, BENCH_PROFILE=<dir> (bun --cpu-prof-md),
 //      BENCH_SCENARIOS (spread,hot), BENCH_PRODUCT_SQL (what-if: SQL run on the product's database after
 //      its migrations, e.g. "drop index x", to price an index or a setting before building the change).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -281,7 +281,9 @@ async function startNats(work: string): Promise<{ url: string; pid: number }> {
 async function benchMode(mode: Mode): Promise<void> {
   const stamp = `${Date.now()}_${process.pid}`;
   const work = mkdtempSync(join(tmpdir(), `bench-ingest-${mode}-`));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  // BENCH_KEEP_LOGS=1 keeps the processes' logs (request lines carry each request's ms) for a look afterwards.
+  if (process.env.BENCH_KEEP_LOGS) console.log(`logs kept in ${work}`);
+  else cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   // Everything on, as deployed: request logs at the default level (BENCH_LOG_LEVEL to change), metrics, validation.
   const productEnv: Record<string, string> = { RATE_LIMITS: "off", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info", JWT_SECRET };
   const naiveEnv: Record<string, string> = {};
