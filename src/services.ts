@@ -100,6 +100,7 @@ export function wire(platform: Platform): Wiring {
       return pollParkedHere(botDeps, botId);
     },
     logInTransaction: outbox.logInTransaction,
+    turnBetweenBatches: db.kind === "pglite",
   };
   platform.onClose(async () => {
     directory.close();

@@ -42,6 +42,14 @@ export interface IntakeDeps {
    * commit pollers are only woken (`wake`), nothing is published.
    */
   logInTransaction?: { wake(botId: string, updates: PendingUpdate[]): Promise<void> };
+  /**
+   * PGlite: a commit resolves as microtasks, without the event loop reading any socket, so a
+   * bot's next batch waits a turn for the requests already on their way (else batches of one).
+   * On PostgreSQL the commit's answer is itself a socket read, and the committer takes what it
+   * is handed a turn later: a second turn here only made each bot's cycle an event-loop
+   * iteration longer (10 bots ×0.92–1.00 → ×1.08–1.15 of the naive server, docs/decisions.md round 14).
+   */
+  turnBetweenBatches: boolean;
 }
 
 interface Waiting {
@@ -79,7 +87,7 @@ export class IntakeActor implements ActorHooks {
     if (this.running) return;
     this.running = (async () => {
       let publishing: Promise<void> = Promise.resolve();
-      for (await eventLoopTurn(); this.waiting.length; await eventLoopTurn()) {
+      for (await eventLoopTurn(); this.waiting.length; this.deps.turnBetweenBatches && await eventLoopTurn()) {
         const batch = this.waiting.splice(0, MAX_INTAKE_BATCH);
         const committed = await this.commitOrAnswer(batch);
         const pollHere = committed ? this.offerCommitted(committed) : false;

@@ -45,6 +45,7 @@ function fakeDeps(order: string[], batches: number[][], parkedHere: boolean | bo
     publishUpdates: async (_botId: string, list: PendingUpdate[]) => void order.push(`append ${list.map((u) => u.updateId)}`),
     forgetPublished: () => {},
     publishEvents: (_effects: Effects) => void order.push("events"),
+    turnBetweenBatches: embedded,
     committed: (_botId: string, list: PendingUpdate[]) => {
       offered.push(list.map((u) => u.updateId));
       return parkedFor.shift()!;

@@ -24,6 +24,7 @@ async function commitUnpublished(client: Client, bot: TestBot, chatId: string, t
     },
     forgetPublished: () => {},
     publishEvents: () => {},
+    turnBetweenBatches: client.platform.db.kind === "pglite",
   }, bot.id);
   const { accepted } = crashing.submit({
     chatId,
