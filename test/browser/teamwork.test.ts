@@ -96,6 +96,23 @@ describe.skipIf(skipBrowser)("presence, hours and snooze in a real browser", () 
     await screenshot(ownerPage, "teamwork-presence-team-page");
   });
 
+  test("an inbox opened while the server fails for a moment fills in its bots and team strip by itself", async () => {
+    const page = await newPage(DESKTOP, owner);
+    // The first answer of each is a 503, as during a restart; nothing reloads the page.
+    const unavailable = (path: string) => {
+      let failed = 0;
+      return page.route(path, async (route) => {
+        if (route.request().method() !== "GET" || failed++ > 0) return route.fallback();
+        await route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ ok: false, error: "restarting", error_code: 503 }) });
+      });
+    };
+    await unavailable("**/api/bots");
+    await unavailable(`**/api/bots/${bot.id}/assignees`);
+    await page.goto(`${server.url}/#/inbox`);
+    await dotOf(page, operator.email).waitFor({ timeout: UI_WAIT_MS });
+    await expect(page.getByLabel("Bot", { exact: true }).locator("option").allTextContents()).resolves.toContain("Day bot");
+  });
+
   test("the owner sets routing and working hours on the bot page", async () => {
     const page = await newPage(DESKTOP, owner);
     await page.goto(`${server.url}/#/bots/${bot.id}`);

@@ -9,6 +9,7 @@ import {
 } from "./api.ts";
 import type { LiveEvent } from "./live.ts";
 import { errorText, Latest } from "./ui.tsx";
+import { keepLoading } from "./retry.ts";
 
 /** One page of the list; the API's default. */
 const PAGE = 100;
@@ -172,10 +173,15 @@ export class InboxStore {
     this.countsTimer = setTimeout(this.fetchCounts, COUNTS_DEBOUNCE_MS);
   }
 
-  loadBots = async (): Promise<void> => {
-    try {
+  /** Stops the bots' load still retrying, if any. */
+  private stopLoadingBots: (() => void) | undefined;
+
+  /** Asked again while the server fails for a moment: without its bots the inbox has no filter and no team strip. */
+  loadBots = (): void => {
+    this.stopLoadingBots?.();
+    this.stopLoadingBots = keepLoading(async (stopped) => {
       const list = await this.botsRequest.run(() => get<Bot[]>("/api/bots"));
-      if (!list) return;
+      if (!list || stopped()) return;
       const bots = new Map(list.map((b) => [b.id, b]));
       batch(() => {
         this.bots.value = bots;
@@ -184,7 +190,7 @@ export class InboxStore {
       // The open conversation's bot was deleted, or this user was removed from it.
       const openBot = this.openId.value ? this.items.value.get(this.openId.value)?.bot_id : undefined;
       if (openBot && !bots.has(openBot)) location.hash = "#/inbox";
-    } catch {}
+    });
   };
 
   setTab(tab: Tab): void {
@@ -266,7 +272,7 @@ export class InboxStore {
         return void this.load();
       case "bots_changed":
         // Joined, removed, renamed or deleted: the bots and (if one went away) the list change.
-        void this.loadBots();
+        this.loadBots();
         return void this.load();
       case "conversation_read":
         this.setUnread(event.conversation_id, event.unread_count);
@@ -288,12 +294,13 @@ export class InboxStore {
   };
 
   start(): void {
-    void this.loadBots();
+    this.loadBots();
     void this.load();
   }
 
   stop(): void {
     for (const request of [this.list, this.more, this.countsRequest, this.botsRequest]) request.stop();
+    this.stopLoadingBots?.();
     clearTimeout(this.searchTimer);
     clearTimeout(this.countsTimer);
   }

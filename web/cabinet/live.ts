@@ -4,15 +4,12 @@
 import { signal } from "@preact/signals";
 import type { InboxStreamEvent } from "../../src/core/events.ts";
 import { session } from "./api.ts";
+import { FIRST_RETRY_MS, MAX_RETRY_MS } from "./retry.ts";
 
 export type LiveState = "connecting" | "live" | "offline";
 /** What listeners get: the server's union, `ready` told whether the stream resumed. */
 export type LiveEvent = Exclude<InboxStreamEvent, { kind: "ready" }> | { kind: "ready"; cursor: string; resumed: boolean };
 export type LiveListener = (event: LiveEvent) => void;
-
-/** First wait after a break; doubled per failure up to the ceiling. */
-const FIRST_BACKOFF_MS = 1_000;
-const MAX_BACKOFF_MS = 30_000;
 
 export class LiveFeed {
   private listeners = new Set<LiveListener>();
@@ -57,7 +54,8 @@ export class LiveFeed {
   }
 
   private async run(): Promise<void> {
-    let backoff = FIRST_BACKOFF_MS;
+    // The first wait after a break, doubled per failure up to the ceiling.
+    let backoff = FIRST_RETRY_MS;
     while (!this.stopped) {
       this.setState("connecting");
       this.abort = new AbortController();
@@ -71,12 +69,12 @@ export class LiveFeed {
           break;
         }
         if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
-        await this.read(res.body, Boolean(headers["last-event-id"]), () => (backoff = FIRST_BACKOFF_MS));
+        await this.read(res.body, Boolean(headers["last-event-id"]), () => (backoff = FIRST_RETRY_MS));
       } catch {}
       if (this.stopped) break;
       this.setState("offline");
       await new Promise((resolve) => setTimeout(resolve, backoff));
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      backoff = Math.min(backoff * 2, MAX_RETRY_MS);
     }
     this.setState("offline");
   }

@@ -6,6 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, get, session, type AssignableMember } from "./api.ts";
 import type { LiveFeed } from "./live.ts";
 import { errorText, toast } from "./ui.tsx";
+import { isPassing, keepLoading } from "./retry.ts";
 
 export type Presence = "online" | "away" | "offline";
 type Choice = Presence | "auto";
@@ -75,18 +76,18 @@ export function PresenceSwitch() {
 export function TeamPresence({ botIds }: { botIds: string[] }) {
   const [team, setTeam] = useState<AssignableMember[]>([]);
   const key = botIds.join(",");
-  useEffect(() => {
-    let alive = true;
-    void Promise.all(botIds.slice(0, 20).map((id) => get<AssignableMember[]>(`/api/bots/${id}/assignees`).catch(() => [])))
-      .then((lists) => {
-        if (!alive) return;
-        const byId = new Map<string, AssignableMember>();
-        for (const m of lists.flat()) byId.set(m.user_id, m);
-        for (const m of byId.values()) notePresence(m.user_id, m.presence);
-        setTeam([...byId.values()].sort((a, b) => a.email.localeCompare(b.email)));
-      });
-    return () => void (alive = false);
-  }, [key]);
+  // A bot this user can no longer see adds nobody; a failure that passes asks all of them again.
+  useEffect(() => keepLoading(async (stopped) => {
+    const lists = await Promise.all(botIds.slice(0, 20).map((id) => get<AssignableMember[]>(`/api/bots/${id}/assignees`).catch((err: unknown) => {
+      if (isPassing(err)) throw err;
+      return [];
+    })));
+    if (stopped()) return;
+    const byId = new Map<string, AssignableMember>();
+    for (const m of lists.flat()) byId.set(m.user_id, m);
+    for (const m of byId.values()) notePresence(m.user_id, m.presence);
+    setTeam([...byId.values()].sort((a, b) => a.email.localeCompare(b.email)));
+  }), [key]);
   if (team.length === 0) return null;
   return (
     <ul class="team-presence" aria-label="Team presence">
