@@ -179,9 +179,10 @@ export class InboxStore {
   /** Asked again while the server fails for a moment: without its bots the inbox has no filter and no team strip. */
   loadBots = (): void => {
     this.stopLoadingBots?.();
-    this.stopLoadingBots = keepLoading(async (stopped) => {
+    // botsRequest drops the answer of a load that a newer one or stop() replaced: no stale retry lands.
+    this.stopLoadingBots = keepLoading(async () => {
       const list = await this.botsRequest.run(() => get<Bot[]>("/api/bots"));
-      if (!list || stopped()) return;
+      if (!list) return;
       const bots = new Map(list.map((b) => [b.id, b]));
       batch(() => {
         this.bots.value = bots;
