@@ -44,7 +44,10 @@ export async function forUser(deps: InboxDeps, userId: string, rows: DbConversat
     snoozesOf(deps.db, ids),
   ]);
   return cards.map((card) => ({
-    ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0, snoozed_until: snoozes.get(card.id)?.toISOString() ?? null,
+    ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0,
+    // Only a waiting conversation is snoozed: the scan reopens before it removes the row, and a
+    // reader between those two steps must not see an open conversation that still names a time.
+    snoozed_until: card.status === "waiting" ? snoozes.get(card.id)?.toISOString() ?? null : null,
   }));
 }
 

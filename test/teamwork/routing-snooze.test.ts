@@ -192,6 +192,18 @@ describe("snooze", () => {
     }
   }, 120_000);
 
+  test("a conversation the scan has reopened shows no snooze time, even before the scan removes it", async () => {
+    const { owner, bot } = await teamOf(first, 0);
+    const id = (await visitorSays(first, bot, "snooze-3", "hi")).body.result.conversation_id;
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await first.patch(`/api/inbox/${id}`, { status: "waiting", snoozed_until: later }, owner.token)).body.result.snoozed_until).toBe(later);
+    // The scan's first step alone: the status moved, the snooze row still there.
+    await first.platform.db.query(`update conversations set status = 'open' where id = $1`, [id]);
+    const seen = (await first.get(`/api/inbox/${id}`, owner.token)).body.result;
+    expect(seen.status).toBe("open");
+    expect(seen.snoozed_until).toBeNull();
+  });
+
   test("another status move or a visitor's message ends a snooze", async () => {
     const { owner, bot } = await teamOf(first, 0);
     const id = (await visitorSays(first, bot, "snooze-2", "hi")).body.result.conversation_id;
