@@ -9,7 +9,7 @@ import { findAssignees, unreadCounts } from "../db/inbox_state.ts";
 import { findMessagesByIds } from "../db/messages.ts";
 import { toConversation } from "../db/view.ts";
 import type { Assignee, Conversation, InboxConversation } from "../core/records.ts";
-import { snoozesOf } from "../db/snoozes.ts";
+import { snoozedUntil } from "./snooze.ts";
 
 type InboxDeps = { db: Db };
 
@@ -41,13 +41,10 @@ export async function forUser(deps: InboxDeps, userId: string, rows: DbConversat
     withRelations(deps, rows),
     assigneesOf(deps.db, ids),
     unreadCounts(deps.db, userId, ids),
-    snoozesOf(deps.db, ids),
+    snoozedUntil(deps, rows),
   ]);
   return cards.map((card) => ({
-    ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0,
-    // Only a waiting conversation is snoozed: the scan reopens before it removes the row, and a
-    // reader between those two steps must not see an open conversation that still names a time.
-    snoozed_until: card.status === "waiting" ? snoozes.get(card.id)?.toISOString() ?? null : null,
+    ...card, assignee: assignees.get(card.id) ?? null, unread_count: unread.get(card.id) ?? 0, snoozed_until: snoozes.get(card.id) ?? null,
   }));
 }
 

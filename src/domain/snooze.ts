@@ -31,8 +31,13 @@ export async function applySnooze(deps: ConversationDeps, row: DbConversation, s
   else if (until === null || (status !== undefined && status !== "waiting")) await deleteSnooze(deps.db, row.id);
 }
 
-export async function snoozedUntil(deps: Pick<ConversationDeps, "db">, conversationIds: string[]): Promise<Map<string, string>> {
-  const rows = await snoozesOf(deps.db, conversationIds);
+/**
+ * When each snoozed conversation reopens, by id. Only a waiting conversation is snoozed: the
+ * scan reopens before it removes the row, and a reader between those two steps must not see an
+ * open conversation that still names a time.
+ */
+export async function snoozedUntil(deps: Pick<ConversationDeps, "db">, conversations: Pick<DbConversation, "id" | "status">[]): Promise<Map<string, string>> {
+  const rows = await snoozesOf(deps.db, conversations.filter((c) => c.status === "waiting").map((c) => c.id));
   return new Map([...rows].map(([id, until]) => [id, until.toISOString()]));
 }
 
