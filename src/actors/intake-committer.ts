@@ -15,11 +15,11 @@ import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
 import {
-  findConversationsByIds, findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch,
+  findConversationsByIds, findIntakeState, lockBots, writeIncomingBatch,
   type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot, type IncomingBatchWritten,
 } from "../db/intake.ts";
 import { keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
-import { expectPlannedState, isStaleIntakePlan } from "../db/intake-guard.ts";
+import { isStaleIntakePlan, type PlannedFrom } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
 import { json } from "../db/driver.ts";
 import { IntakeCache } from "./intake-cache.ts";
@@ -179,7 +179,8 @@ export class IntakeCommitter {
   /**
    * Each batch planned from what the process remembers of its bot, or undefined when one of them
    * cannot be: a chat or sender not remembered, a transaction of its bot still under way (its
-   * outcome is not remembered yet), or a plan that would create a contact or a conversation.
+   * outcome is not remembered yet), or a plan that would create a contact or a conversation;
+   * or when none of them writes a message.
    */
   private plansFromMemory(taken: Handed[]): Remembered[] | undefined {
     const remembered: Remembered[] = [];
@@ -192,7 +193,9 @@ export class IntakeCommitter {
       if (creates) return undefined;
       remembered.push({ plan, found });
     }
-    return remembered;
+    // The check travels with the writes: a transaction that would write nothing (every chat of
+    // another channel, as remembered) is answered from the look-ups instead.
+    return remembered.some((r) => r.plan.messages.length > 0) ? remembered : undefined;
   }
 
   /** Never throws: every handed batch is settled. */
@@ -276,34 +279,25 @@ export class IntakeCommitter {
   }
 
   /**
-   * One transaction for batches planned from memory: the lock, the check of what the plans
-   * assumed, the writes, then COMMIT, sent whole on PostgreSQL (no answer awaited in between).
-   * When the check refuses, everything behind it fails and COMMIT rolls back: it rejects with
-   * that refusal.
+   * One transaction for batches planned from memory: the lock, then the writes with the check of
+   * what the plans assumed, then COMMIT, sent whole on PostgreSQL (no answer awaited in between).
+   * When the check refuses, the write fails whole and COMMIT rolls back: it rejects with that
+   * refusal. The lock and the check probe primary keys (a stored client id is refused by its
+   * unique index): kept plans are safe from the start, whatever the tables held when they were made.
    */
   private async transactionFromMemory(batches: Handed[], remembered: Remembered[], writesSent: () => void): Promise<(Committed | Error)[]> {
     const { db } = this.deps;
-    const conversations = remembered.flatMap((r) => r.found.conversations);
-    const contacts = remembered.flatMap((r) => r.found.contacts);
-    // A repeat within the batch carries an id its first message already has; another channel's chat writes nothing.
-    const clientIds = remembered.flatMap(({ plan }) => plan.messageWrites.flatMap((w) =>
-      w.clientMessageId === null ? [] : [{ conversationId: w.conversationId, clientId: w.clientMessageId }]));
-    // The lock and the check probe primary keys: kept plans are safe from the start, whatever the
-    // tables held when they were made. Client ids are probed on an index whose first column
-    // another index has too (a conversation's messages in order): then they wait for the statistics.
-    const keptFromTheStart = clientIds.length === 0 || await this.lookupPlans.allowed();
+    const planned: PlannedFrom = {
+      conversations: remembered.flatMap((r) => r.found.conversations),
+      contacts: remembered.flatMap((r) => r.found.contacts),
+    };
     return db.transactionCommitBehind(async (tx) => {
-      const checked = inOrder(db, [
-        () => keptFromTheStart ? keepOnePlanPerStatement(tx) : Promise.resolve(),
-        () => lockBots(tx, batches.map((b) => b.bot.id)),
-        () => expectPlannedState(tx, { clientIds, conversations, contacts }),
-        () => keptFromTheStart ? Promise.resolve() : keepOnePlanPerStatement(tx),
-      ] as const);
+      const locked = inOrder(db, [() => keepOnePlanPerStatement(tx), () => lockBots(tx, batches.map((b) => b.bot.id))] as const);
       // PGlite runs statements in the order they are issued, one at a time: the writes wait for the
-      // check's answer there (nothing to pipeline), else they would run before it.
-      if (db.kind !== "postgres") await checked;
-      const stored = { conversations: new Map(conversations.map((c) => [c.id, c])), contacts: new Map(contacts.map((c) => [c.id, c])) };
-      return this.sendWrites(tx, batches, remembered.map((r) => r.plan), stored, writesSent, checked);
+      // lock's answer there (nothing to pipeline).
+      if (db.kind !== "postgres") await locked;
+      const stored = { conversations: new Map(planned.conversations.map((c) => [c.id, c])), contacts: new Map(planned.contacts.map((c) => [c.id, c])) };
+      return this.sendWrites(tx, batches, remembered.map((r) => r.plan), stored, writesSent, { before: locked, planned });
     });
   }
 
@@ -315,8 +309,9 @@ export class IntakeCommitter {
   private sendWrites(
     tx: Queryable, batches: Handed[], plans: (BatchPlan | undefined)[],
     stored: { conversations: Map<string, DbConversation>; contacts: Map<string, DbContact> }, writesSent: () => void,
-    before: Promise<unknown> = Promise.resolve(),
+    fromMemory?: { before: Promise<unknown>; planned: PlannedFrom },
   ): { last: Promise<(Committed | Error)[]> } {
+    const before = fromMemory?.before ?? Promise.resolve();
     const { db, logInTransaction } = this.deps;
     const { conversations, contacts } = stored;
     const writing = batches.flatMap((b, i) => (plans[i] && plans[i].messages.length ? [{ bot: b.bot, plan: plans[i] }] : []));
@@ -349,10 +344,9 @@ export class IntakeCommitter {
     const writes = inOrder(db, [
       () => (written = writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
         botId: bot.id, ownerId: bot.owner_id, base: plan.base, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
-        messages: plan.messageWrites,
+        messages: plan.messageWrites, touches: plan.touches,
         outbox: logInTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson.get(plan)![i]! })),
-      })))),
-      () => touchConversationsForIncoming(tx, writing.flatMap(({ plan }) => plan.touches)),
+      })), fromMemory?.planned)),
       // PGlite sends the append after the write's answer (one statement at a time): the moved numbers go into the log.
       () => !logInTransaction ? Promise.resolve()
         : db.kind === "postgres" ? logInTransaction.append(tx, appended())
@@ -363,15 +357,15 @@ export class IntakeCommitter {
     ] as const);
     // The next transaction may look up beside this one's writes (IN_FLIGHT).
     writesSent();
-    // When `before` fails (the check refused), the writes behind it fail too: its failure is the one reported.
+    // When `before` fails (the lock), the writes behind it fail too: its failure is the one reported.
     const answered = Promise.all([before, writes]).catch(async (err: unknown) => {
       await before;
       throw err;
     });
     return {
-      last: answered.then(([, [rows, touched]]) => {
+      last: answered.then(([, [rows]]) => {
         for (const c of rows.contacts) contacts.set(c.id, c);
-        for (const c of [...rows.conversations, ...touched]) conversations.set(c.id, c);
+        for (const c of [...rows.conversations, ...rows.touched]) conversations.set(c.id, c);
         moveNumbers(rows);
         return results();
       }),

@@ -1,15 +1,17 @@
 // The group commit's one-statement write (db/intake.ts writeIncomingBatch): what it stores and
-// returns, and the plan PostgreSQL keeps for it. Its text never varies, so after a few runs a
-// connection keeps ONE generic plan for it, made with whatever the tables held then: a part
-// that reads a table (a touch of known conversations did) would scan that table for good.
+// returns, and the plan PostgreSQL keeps for it. Its text never varies, so a connection keeps
+// ONE generic plan for it, made with whatever the tables held then: each part that reads a
+// table (the touch of known conversations, the check of a plan from memory) must probe a key,
+// or it would scan that table for good.
 import { expect, test } from "bun:test";
 import { newRowId } from "../../src/core/ids.ts";
 import type { Db, Queryable } from "../../src/db/driver.ts";
 import {
-  findIntakeState, lockBots, touchConversationsForIncoming, writeIncomingBatch, type BotBatchWrite,
+  findIntakeState, lockBots, writeIncomingBatch, type BotBatchWrite,
 } from "../../src/db/intake.ts";
 import { intakeTablesAnalyzed, keepOnePlanPerStatement } from "../../src/db/intake-plans.ts";
-import { expectPlannedState } from "../../src/db/intake-guard.ts";
+import { isStaleIntakePlan } from "../../src/db/intake-guard.ts";
+import type { DbConversation } from "../../src/db/conversations.ts";
 import { sharedDb } from "../support/harness.ts";
 import { seedChats } from "../support/seed-chats.ts";
 
@@ -17,7 +19,7 @@ const NIL = "00000000-0000-0000-0000-000000000000";
 const emptyBatch = (botId: string, ownerId: string): BotBatchWrite => ({
   botId, ownerId, base: { last_message_id: 0, last_update_id: 0, last_conversation_number: 0, last_contact_number: 0 },
   counters: { last_message_id: 0, last_update_id: 0, last_conversation_number: 0, last_contact_number: 0 },
-  contacts: [], conversations: [], messages: [], outbox: [],
+  contacts: [], conversations: [], messages: [], outbox: [], touches: [],
 });
 
 /** The text and parameter count of the statement `send` makes, answered with `rows` instead of a database. */
@@ -68,13 +70,43 @@ async function keptPlan(db: Db, text: string, args: string, keep: (tx: Queryable
 /** The plan PostgreSQL would settle on in auto mode after a few runs. */
 const genericPlan = (tx: Queryable) => tx.exec("set local plan_cache_mode = force_generic_plan");
 
-test("the plan kept for a batch's write reads no table but the bot's row", async () => {
-  const db = await sharedDb();
-  const { text, params } = await sent((db) => writeIncomingBatch(db, [emptyBatch(NIL, NIL)]), [{ contacts: null, conversations: null }]);
-  const plan = await keptPlan(db, text, Array.from({ length: params }, () => "'{}'").join(", "), genericPlan);
-  expect(plan).toContain("Insert on messages");
-  expect(plan).not.toMatch(/Scan (using \S+ )?on (conversations|messages|contacts|outbox|report_conversations|report_incoming_quarters)\b/);
-});
+/** A batch that starts a conversation (the write's text with the creating parts), and one that only adds to a known one. */
+const shapes = {
+  creating: { ...emptyBatch(NIL, NIL), conversations: [{ id: NIL, number: 1, chatId: "c", channel: "api", contactId: NIL, messageCount: 1, lastMessageId: NIL, latestAt: new Date(0), earliestAt: new Date(0) }] },
+  known: emptyBatch(NIL, NIL),
+};
+
+for (const [shape, batch] of Object.entries(shapes)) {
+  test(`the write's one kept plan (${shape}) reads its tables by key alone, whatever they hold; the transaction ends the settings`, async () => {
+    const db = await sharedDb();
+    const { text, params } = await sent((db) => writeIncomingBatch(db, [batch]), [{ contacts: null, conversations: null }]);
+    let mode = "";
+    // Every batch's write runs behind keepOnePlanPerStatement, on either path and driver (actors/intake-committer.ts).
+    const plan = await keptPlan(db, text, Array.from({ length: params }, () => "'{}'").join(", "), async (tx) => {
+      await keepOnePlanPerStatement(tx);
+      mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
+    });
+    const byKey = (table: string) => new RegExp(`(Index Scan using|Bitmap Index Scan on) ${table}_pkey\\b`).test(plan);
+    const seen = {
+      inserts: { messages: plan.includes("Insert on messages"), conversations: /Insert on conversations\b/.test(plan), contacts: /Insert on contacts\b/.test(plan) },
+      // The touch of known conversations and their report rows; the check of a plan from memory (conversations and contacts).
+      probes: { conversations: byKey("conversations"), report_conversations: byKey("report_conversations"), contacts: byKey("contacts") },
+      seqScans: /Seq Scan on/.test(plan),
+      // The rows it only adds to are never read (an insert's conflict target is no scan).
+      readsAddedTo: /Scan (using \S+ )?on (messages|outbox|report_incoming_quarters)\b/.test(plan),
+    };
+    const creating = shape === "creating";
+    expect({ plan, mode, seen }).toEqual({
+      plan, mode: "force_generic_plan",
+      seen: {
+        inserts: { messages: true, conversations: creating, contacts: creating },
+        probes: { conversations: true, report_conversations: true, contacts: true }, seqScans: false, readsAddedTo: false,
+      },
+    });
+    // Set for the transaction only: the next one plans as before.
+    expect((await db.query<{ seqscan: string }>("select current_setting('enable_seqscan') as seqscan"))[0]!.seqscan).toBe("on");
+  });
+}
 
 test("the plan kept for a batch's look-ups probes indexes, never scans a table", async () => {
   const db = await sharedDb();
@@ -86,43 +118,6 @@ test("the plan kept for a batch's look-ups probes indexes, never scans a table",
   // Messages by their client id: an index of the bot's messages alone reads all of them (a hot bot's every message, per batch).
   const byClientId = /Index Cond: \(\([\w.]*bot_id = k\.bot_id\) AND \([\w.]*client_message_id = k\.client_id\)/.test(plan);
   expect({ plan, reached, byClientId }).toEqual({ plan, reached: { messages: true, contacts: true, conversations: true }, byClientId: true });
-});
-
-test("the plan kept for the check of a plan from memory probes the primary keys of conversations and contacts, whatever the tables hold", async () => {
-  const db = await sharedDb();
-  const { text, params } = await sent((db) => expectPlannedState(db, { clientIds: [], conversations: [], contacts: [] }), [{}]);
-  const args = [`'{${NIL}}'`, "'{a}'", `'{${NIL}}'`, `'{${NIL}}'`, "'{c}'", "'{api}'", "'{open}'", "'{bot}'", `'{${NIL}}'`,
-    `'{${NIL}}'`, `'{${NIL}}'`, "'{k}'", "'{1}'", ...Array.from({ length: 6 }, () => "'{x}'"), `'{"{}"}'`];
-  expect(args.length).toBe(params);
-  const plan = await keptPlan(db, text, args.join(", "), keepOnePlanPerStatement);
-  const probes = {
-    conversations: /Index Scan using conversations_pkey on conversations\b/.test(plan) && !/Seq Scan on conversations\b/.test(plan),
-    contacts: /Index Scan using contacts_pkey on contacts\b/.test(plan) && !/Seq Scan on contacts\b/.test(plan),
-  };
-  // Client ids are not among them: on PGlite's fresh tables this plan probes by client id alone
-  // (another index has it too), which is why the committer keeps them on custom plans until the
-  // statistics allow otherwise (test/domain/intake-memory.test.ts).
-  expect({ plan, probes }).toEqual({ plan, probes: { conversations: true, contacts: true } });
-});
-
-test("after keepOnePlanPerStatement the touch's one kept plan probes the primary keys, whatever the tables hold; the transaction ends it", async () => {
-  const db = await sharedDb();
-  const now = new Date();
-  const { text, params } = await sent((db) => touchConversationsForIncoming(db, [
-    { id: NIL, added: 1, lastMessageId: NIL, latestAt: now, earliestAt: now, contactId: NIL },
-  ]), []);
-  let mode = "";
-  const plan = await keptPlan(db, text, Array.from({ length: params }, () => `'{}'`).join(", "), async (tx) => {
-    await keepOnePlanPerStatement(tx);
-    mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
-  });
-  const probes = {
-    conversations: /(Index Scan using|Bitmap Index Scan on) conversations_pkey\b/.test(plan) && !/Seq Scan on conversations\b/.test(plan),
-    reports: /(Index Scan using|Bitmap Index Scan on) report_conversations_pkey\b/.test(plan) && !/Seq Scan on report_conversations\b/.test(plan),
-  };
-  expect({ plan, mode, probes }).toEqual({ plan, mode: "force_generic_plan", probes: { conversations: true, reports: true } });
-  // Set for the transaction only: the next one plans as before.
-  expect((await db.query<{ seqscan: string }>("select current_setting('enable_seqscan') as seqscan"))[0]!.seqscan).toBe("on");
 });
 
 test("the kept-plan settings are themselves a prepared statement: parsed and planned once per connection, not on every batch", async () => {
@@ -198,6 +193,46 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
   await db.query(`delete from users where id = $1`, [user!.id]);
 });
 
+test("a batch planned from state that changed writes nothing: the touch, the message and the counters roll back with the refusal", async () => {
+  const db = await sharedDb();
+  const { user, bot } = await userWithBot(db, "stale");
+  const [contactId, conversationId] = [newRowId(), newRowId()];
+  const at = new Date();
+  const message = (n: number) => ({
+    id: newRowId(), conversationId, messageId: n, contactId, fromId: null, text: `m${n}`, metadata: "{}", clientMessageId: null, createdAt: at,
+    attachments: "[]", channel: "api",
+  });
+  const first = message(1);
+  const created = await db.transaction((tx) => writeIncomingBatch(tx, [{
+    ...emptyBatch(bot!.id, user!.id),
+    counters: { last_message_id: 1, last_update_id: 0, last_conversation_number: 1, last_contact_number: 1 },
+    contacts: [{ id: contactId, number: 1, key: "ext:1", externalUserId: "1", firstName: null, lastName: null, name: null, email: null, phone: null }],
+    conversations: [{ id: conversationId, number: 1, chatId: "c", channel: "api", contactId, messageCount: 1, lastMessageId: first.id, latestAt: at, earliestAt: at }],
+    messages: [first],
+  }]));
+  const [conversation, contact] = [created.conversations[0]!, created.contacts[0]!];
+  await db.query(`update conversations set status = 'closed' where id = $1`, [conversationId]);
+  const second = message(2);
+  const next = (planned: Pick<DbConversation, "status">) => db.transaction((tx) => writeIncomingBatch(tx, [{
+    ...emptyBatch(bot!.id, user!.id), base: { last_message_id: 1, last_update_id: 0, last_conversation_number: 1, last_contact_number: 1 },
+    counters: { last_message_id: 2, last_update_id: 0, last_conversation_number: 1, last_contact_number: 1 }, messages: [second],
+    touches: [{ id: conversationId, added: 1, lastMessageId: second.id, latestAt: at, earliestAt: at, contactId }],
+  }], { conversations: [{ ...conversation, ...planned }], contacts: [contact] }));
+  const stored = async () => (await db.query<{ status: string; message_count: number; messages: number; last_message_id: number }>(
+    `select c.status::text, c.message_count, (select count(*)::int from messages m where m.conversation_id = c.id) as messages,
+            (select last_message_id from bots where id = c.bot_id) as last_message_id
+     from conversations c where c.id = $1`, [conversationId]))[0];
+
+  // Planned while the chat was still new: refused, nothing of the batch stays.
+  const refusal = await next({ status: "new" }).then(() => undefined, (err: unknown) => err);
+  expect({ stale: isStaleIntakePlan(refusal), stored: await stored() })
+    .toEqual({ stale: true, stored: { status: "closed", message_count: 1, messages: 1, last_message_id: 1 } });
+  // Planned from what is stored: written, and the message reopens the chat.
+  const written = await next({ status: "closed" });
+  expect(written.touched.map((c) => [c.id, c.status, c.message_count])).toEqual([[conversationId, "open", 2]]);
+  expect(await stored()).toEqual({ status: "open", message_count: 2, messages: 2, last_message_id: 2 });
+});
+
 test("a batch writes its report roll-up once: first incoming message and per-quarter counts, as the triggers would", async () => {
   const db = await sharedDb();
   const { stamp, user, bot } = await userWithBot(db, "rollup");
@@ -222,13 +257,11 @@ test("a batch writes its report roll-up once: first incoming message and per-qua
   }]));
   // A second batch: the api chat again, earlier than anything it had (a client clock behind).
   const second = [message(apiChat, 4, at(1), "api")];
-  await db.transaction(async (tx) => {
-    await writeIncomingBatch(tx, [{
-      ...emptyBatch(bot!.id, user!.id), base: { last_message_id: 3, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 },
-      counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second,
-    }]);
-    await touchConversationsForIncoming(tx, [{ id: apiChat, added: 1, lastMessageId: second[0]!.id, latestAt: at(1), earliestAt: at(1), contactId }]);
-  });
+  await db.transaction((tx) => writeIncomingBatch(tx, [{
+    ...emptyBatch(bot!.id, user!.id), base: { last_message_id: 3, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 },
+    counters: { last_message_id: 4, last_update_id: 0, last_conversation_number: 2, last_contact_number: 1 }, messages: second,
+    touches: [{ id: apiChat, added: 1, lastMessageId: second[0]!.id, latestAt: at(1), earliestAt: at(1), contactId }],
+  }]));
 
   const facts = await db.query<{ conversation_id: string; channel: string; first_in_at: Date; first_response_at: Date | null }>(
     `select conversation_id, channel, first_in_at, first_response_at from report_conversations where bot_id = $1 order by channel`, [bot!.id]);

@@ -153,7 +153,7 @@ describe("a chat's next message, planned from memory", () => {
     expect(second.message.from.first_name).toBe("Ada L.");
   });
 
-  test("a committed client_message_id sent again: the check refuses the plan and the sender gets the first message", async () => {
+  test("a committed client_message_id sent again: its unique index refuses the plan and the sender gets the first message", async () => {
     const bot = await createTestBot(client, owner, "repeat");
     const first = await send(bot, "c1", "once", "k-1");
     const before = { ...committer().fromMemory };
@@ -195,28 +195,28 @@ async function secondTransaction(name: string, messages: [string, string | null]
   return events;
 }
 
-test("a remembered chat's message is not looked up; on PostgreSQL it is one round trip: the write is sent before the check's answer", async () => {
+test("a remembered chat's message is not looked up; on PostgreSQL it is one round trip: the write is sent before the lock's answer", async () => {
   const events = await secondTransaction("one round trip", [["first", null], ["second", null]]);
   const at = (start: string) => events.findIndex((e) => e.startsWith(start));
   const seen = {
     lookedUp: at("select (select json_agg(t)") >= 0,
-    writeBeforeAnswer: at("answered: select intake_plan_holds") >= 0 && at("with counters as") < at("answered: select intake_plan_holds"),
+    writeBeforeAnswer: at("answered: select id, last_message_id") >= 0 && at("with held as") < at("answered: select id, last_message_id"),
   };
   expect({ events, seen }).toEqual({ events, seen: { lookedUp: false, writeBeforeAnswer: production() } });
 });
 
-/** The order of the settings, the lock, the check and the write among the statements sent. */
+/** The order of the settings, the lock and the write among the statements sent. */
 function orderOf(events: string[]): string {
-  const parts = [["settings", "select set_config('plan_cache_"], ["lock", "select id, last_message_id, la"], ["check", "select intake_plan_holds("], ["write", "with counters as (update bots"]] as const;
+  const parts = [["settings", "select set_config('plan_cache_"], ["lock", "select id, last_message_id, la"], ["write", "with held as (select intake_plan_"]] as const;
   return parts.map(([name, start]) => [name, events.findIndex((e) => e.startsWith(start))] as const)
     .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
 }
 
-test("without statistics the check runs on a kept plan only without client ids: probed by primary key, they need none", async () => {
+test("without statistics a plan from memory still runs on kept plans from the start, with client ids or without: nothing it reads needs them", async () => {
   const without = await secondTransaction("kept check", [["first", null], ["second", null]]);
-  const withIds = await secondTransaction("custom check", [["first", "id-1"], ["second", "id-2"]]);
+  const withIds = await secondTransaction("kept with ids", [["first", "id-1"], ["second", "id-2"]]);
   expect({ without, withIds, order: [orderOf(without), orderOf(withIds)] }).toEqual({
     without, withIds,
-    order: ["settings, lock, check, write", "lock, check, settings, write"],
+    order: ["settings, lock, write", "settings, lock, write"],
   });
 });
