@@ -186,14 +186,15 @@ export type NumberShift = { messages: number; updates: number };
  * which is most of a small batch's cost. All parts see the same snapshot and write disjoint
  * rows (the touch updates known conversations, the insert creates new ones); foreign keys are
  * checked at the end of the statement, so a message may name a conversation or contact
- * inserted beside it. The text never varies (empty arrays write nothing), so it is prepared
- * once per connection and runs on the one plan kept for it: every part that reads a table
- * probes a primary key or an insert's conflict target, the only plan keepOnePlanPerStatement
- * allows whatever the tables held when it was made.
+ * inserted beside it. Its two texts (WRITE_CREATING, WRITE_KNOWN) never vary (empty arrays
+ * write nothing), so each is prepared once per connection and runs on the one plan kept for
+ * it: every part that reads a table probes a primary key or an insert's conflict target, the
+ * only plan keepOnePlanPerStatement allows whatever the tables held when it was made.
  * `planned`: what a plan from memory took for granted (db/intake-guard.ts); checked in the same
- * snapshot as the writes, which runs behind the bots' locks, and the statement fails whole
- * (INTAKE_PLAN_STALE) when it no longer holds. The touch and the check were statements of their
- * own: merged, a parked poll waited less (docs/decisions.md round 17).
+ * snapshot as the writes, taken after the bots' locks were granted, and the statement fails
+ * whole (INTAKE_PLAN_STALE) when it no longer holds. The touch and the check were statements
+ * of their own; merged, the transaction is one statement shorter (their cost is their work,
+ * docs/decisions.md round 17).
  * The counters move by what the batch adds; its message_ids and update_ids (rows and outbox
  * payloads) move by what other writers numbered since the counters its plan saw: nothing under
  * the lock, a reply's numbers for a plan from memory (actors/intake-cache.ts; such a plan
@@ -372,8 +373,8 @@ const WRITE_CREATING = `with ${WRITE_ALWAYS}, upserted as (${UPSERT_CONTACTS}), 
  * A batch of known chats from known senders, a chat's usual next message: without the parts
  * that would write nothing. Each table a statement writes is opened with all its indexes when
  * the statement starts, rows or not; leaving out contacts, the new conversations and their
- * report rows (18 indexes) took 0.16 ms off a lone message's write (1.01 → 0.85 ms, PostgreSQL's
- * own durations, docs/decisions.md round 17). Takes the same parameters: the ones it leaves
+ * report rows (18 indexes) took 0.16 ms off a lone message's write (1.01 → 0.85 ms of
+ * PostgreSQL's own time in one pair of runs, docs/decisions.md round 17). Takes the same parameters: the ones it leaves
  * unused are declared in a part that never runs, so that PostgreSQL knows their types.
  */
 const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (select $6::uuid[], $7::uuid[], $8::uuid[], $9::int8[], $10::text[], $11::text[], $12::text[],
