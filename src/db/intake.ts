@@ -374,10 +374,19 @@ const WRITE_CREATING = `with ${WRITE_ALWAYS}, upserted as (${UPSERT_CONTACTS}), 
  * that would write nothing. Each table a statement writes is opened with all its indexes when
  * the statement starts, rows or not; leaving out contacts, the new conversations and their
  * report rows (18 indexes) took 0.16 ms off a lone message's write (1.01 → 0.85 ms of
- * PostgreSQL's own time in one pair of runs, docs/decisions.md round 17). Takes the same parameters: the ones it leaves
- * unused are declared in a part that never runs, so that PostgreSQL knows their types.
+ * PostgreSQL's own time in one pair of runs, docs/decisions.md round 17). Takes the same
+ * parameters: the ones only the creating parts use are declared in a part that never runs, so
+ * that PostgreSQL knows their types.
  */
-const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (select $6::uuid[], $7::uuid[], $8::uuid[], $9::int8[], $10::text[], $11::text[], $12::text[],
-       $13::text[], $14::text[], $15::text[], $16::text[], $17::uuid[], $18::uuid[], $19::uuid[], $20::int8[], $21::text[], $22::text[],
-       $23::uuid[], $24::int4[], $25::uuid[], $26::timestamptz[], $42::timestamptz[])
+const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (${declareParameters(
+  [UPSERT_CONTACTS, INSERT_CONVERSATIONS, INSERT_REPORT_CONVERSATIONS], [WRITE_ALWAYS],
+)})
      ${ANSWER("null::json as contacts, null::json as conversations")}`;
+
+/** `select $n::type, …` for each parameter cast in `parts` and absent from `rest`, in order. */
+function declareParameters(parts: string[], rest: string[]): string {
+  const casts = (texts: string[]) => new Map(texts.flatMap((t) => [...t.matchAll(/\$(\d+)::([\w\[\]]+)/g)].map((m) => [Number(m[1]), m[2]!] as const)));
+  const used = casts(rest);
+  const declared = [...casts(parts)].filter(([n]) => !used.has(n)).sort(([a], [b]) => a - b);
+  return `select ${declared.map(([n, type]) => `$${n}::${type}`).join(", ")}`;
+}
