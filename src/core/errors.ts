@@ -98,7 +98,8 @@ export function asOutage(err: unknown): unknown {
  * 23 (integrity constraint). Validation should have caught these first; this is the net.
  */
 const PG_BAD_INPUT_STATES = /^(22|23)[0-9A-Z]{3}$/;
-const PG_UNIQUE_VIOLATION = "23505";
+/** SQLSTATE of a unique index refusing a row. */
+export const PG_UNIQUE_VIOLATION = "23505";
 
 /** Turns a database refusal of bad input into 400 (409 for a duplicate); anything else is returned as it was. */
 export function asBadInput(err: unknown): unknown {

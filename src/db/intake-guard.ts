@@ -4,6 +4,7 @@
 // lock, in the write's own snapshot, it compares what the plan used with what is stored, and
 // raises (sql/280) when any of it changed: the write fails whole, COMMIT rolls back, and the
 // batch is planned again from the look-ups.
+import { PG_UNIQUE_VIOLATION } from "../core/errors.ts";
 import type { DbContact } from "./contacts.ts";
 import type { DbConversation } from "./conversations.ts";
 
@@ -21,7 +22,7 @@ const CLIENT_ID_INDEX = "messages_conversation_client_id_key";
  */
 export function isStaleIntakePlan(err: unknown): boolean {
   const { code, constraint_name, constraint } = (err ?? {}) as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
-  return code === INTAKE_PLAN_STALE || (code === "23505" && (constraint_name ?? constraint) === CLIENT_ID_INDEX);
+  return code === INTAKE_PLAN_STALE || (code === PG_UNIQUE_VIOLATION && (constraint_name ?? constraint) === CLIENT_ID_INDEX);
 }
 
 /** What a remembered plan took for granted. */
