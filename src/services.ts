@@ -95,7 +95,7 @@ export function wire(platform: Platform): Wiring {
     committed: (botId, updates) => {
       if (!actors.has("bot", botId)) return false;
       const date = Math.floor(Date.now() / 1000);
-      const ready = updates.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
+      const ready = updates.map((u) => ({ update_id: u.updateId, payload: u.payload, json: u.json, date }));
       runtime.botActor({ actors, botDeps }, botId).tell((actor) => actor.offerCommitted(ready));
       return pollParkedHere(botDeps, botId);
     },

@@ -120,9 +120,9 @@ export class IntakeActor implements ActorHooks {
   }
 
   /** Outbox path only: embedded, the log is written by the transaction itself and woken at once. True when a poll parked here took it. */
-  private offerCommitted({ plan }: Committed): boolean {
+  private offerCommitted({ plan, updateJson }: Committed): boolean {
     if (!this.deps.committed || this.deps.logInTransaction || plan.updates.length === 0) return false;
-    return this.deps.committed(this.botId, plan.updates.map((u) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload })));
+    return this.deps.committed(this.botId, plan.updates.map((u, i) => ({ botId: this.botId, updateId: u.update_id, payload: u.payload, json: updateJson[i] })));
   }
 
   /**

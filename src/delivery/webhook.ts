@@ -159,17 +159,20 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     return expired || unwanted;
   }
 
-  /** The bodies of one round's requests: native payloads, or Telegram's shapes converted in one batch. */
-  private async bodies(updates: LogUpdate[], webhook: Webhook): Promise<unknown[]> {
+  /**
+   * The bodies of one round's requests, as JSON: native payloads (the text the log stored, when
+   * the read kept it), or Telegram's shapes converted in one batch.
+   */
+  private async bodies(updates: LogUpdate[], webhook: Webhook): Promise<string[]> {
     const telegram = this.deps.telegram;
-    if (webhook.format !== "telegram" || !telegram) return updates.map((u) => u.payload);
-    return telegram.shape(this.botId, updates);
+    if (webhook.format !== "telegram" || !telegram) return updates.map((u) => u.json ?? JSON.stringify(u.payload));
+    return (await telegram.shape(this.botId, updates)).map((body) => JSON.stringify(body));
   }
 
   /** Starts one request per chat (already counted in flight), each with the chat's head update. */
   private async post(starting: Array<[string, ChatQueue]>, webhook: Webhook): Promise<void> {
     const updates = starting.map(([, chat]) => this.pending.get(chat.ids[0]!)!);
-    let bodies: unknown[];
+    let bodies: string[];
     try {
       bodies = await this.bodies(updates, webhook);
     } catch (err) {
@@ -190,7 +193,7 @@ export class WebhookActor extends LeasedPump<WebhookActor> {
     starting.forEach(([key], i) => {
       const id = updates[i]!.update_id;
       const attemptedAt = new Date();
-      void postJson(webhook.url, JSON.stringify(bodies[i]), headers, {
+      void postJson(webhook.url, bodies[i]!, headers, {
         policy: this.deps.policy,
         timeoutMs: this.deps.timeoutMs,
         signal: this.lease.signal,

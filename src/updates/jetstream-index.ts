@@ -56,7 +56,7 @@ interface BotIndex {
  * "The first message on this subject at or after seq". The server answers it on the
  * leader-consistent STREAM.MSG.GET since 2.9; the client types it for direct get only.
  */
-const nextBySubject = (subject: string, seq: number) => ({ next_by_subj: subject, seq }) as unknown as MsgRequest;
+export const nextBySubject = (subject: string, seq: number) => ({ next_by_subj: subject, seq }) as unknown as MsgRequest;
 
 export const isNotFound = (err: unknown) => (err as { code?: string })?.code === ErrorCode.JetStream404NoMessages;
 

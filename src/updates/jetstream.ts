@@ -28,10 +28,11 @@ import {
   type StreamConfig,
   type StreamInfo,
 } from "nats";
-import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, StreamIndex, type Entry } from "./jetstream-index.ts";
+import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import { messageOfUpdate } from "../core/updates.ts";
+import { BodyCache } from "./body-cache.ts";
 import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
 
 /** Names without NATS_PREFIX; a prefixed deployment passes its own `names`. */
@@ -59,6 +60,7 @@ export interface JetStreamLogOptions extends LogOptions {
 
 const codec = JSONCodec<Record<string, unknown>>();
 const utf8 = new TextEncoder();
+const text = new TextDecoder();
 
 function streamConfig(replicas: number, names: NatsNames): Partial<StreamConfig> {
   return {
@@ -114,6 +116,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   // Strict reads (no direct get): a lagging replica's older watermark would let a confirmed update repeat.
   const confirmed: KV = await js.views.kv(names.confirmedBucket, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });
   const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject);
+  const read = new BodyCache();
 
   let closed = false;
   const ensureOpen = () => {
@@ -167,9 +170,38 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
     return { entries, fetched };
   }
 
+  /**
+   * What a read may take from memory: the bodies of `chosen` this process read before, less
+   * those the stream no longer holds. A bot's subject only ever loses its oldest messages
+   * (confirms purge up to a sequence, max_age ages out the oldest, drop takes them all), so one
+   * request, "the first message at or after the lowest remembered one", says which are gone.
+   */
+  async function remembered(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<Map<number, Uint8Array>> {
+    const found = new Map<number, Uint8Array>();
+    for (const e of chosen) {
+      const body = fetched.has(e.seq) ? undefined : read.get(e.seq, e.updateId);
+      if (body) found.set(e.seq, body);
+    }
+    if (found.size === 0) return found;
+    const lowest = Math.min(...found.keys());
+    let firstKept = Infinity;
+    try {
+      firstKept = (await jsm.streams.getMessage(UPDATES_STREAM, nextBySubject(updatesSubject(botId), lowest))).seq;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    for (const seq of found.keys()) {
+      if (seq >= firstKept) continue;
+      found.delete(seq);
+      read.drop(seq);
+    }
+    return found;
+  }
+
   async function bodies(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<LogUpdate[]> {
+    const inMemory = await remembered(botId, chosen, fetched);
     const got = await Promise.all(chosen.map(async (e): Promise<LogUpdate | undefined> => {
-      let data = fetched.get(e.seq);
+      let data = fetched.get(e.seq) ?? inMemory.get(e.seq);
       if (!data) {
         try {
           data = (await jsm.streams.getMessage(UPDATES_STREAM, { seq: e.seq })).data;
@@ -177,12 +209,16 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
           // Purged or aged out since it was indexed: confirmed or expired, so not returned.
           if (isNotFound(err)) {
             index.discard(botId, e.seq);
+            read.drop(e.seq);
             return undefined;
           }
           throw err;
         }
       }
-      return { update_id: e.updateId, payload: codec.decode(data), date: Math.floor(e.appendedMs / 1000) };
+      read.put(e.seq, e.updateId, data);
+      // Decoded as text once: the payload is parsed from it and the text is kept for the answer.
+      const json = text.decode(data);
+      return { update_id: e.updateId, payload: JSON.parse(json) as Record<string, unknown>, json, date: Math.floor(e.appendedMs / 1000) };
     }));
     return got.filter((u): u is LogUpdate => u !== undefined);
   }

@@ -11,6 +11,11 @@
 export interface LogUpdate {
   update_id: number;
   payload: Record<string, unknown>;
+  /**
+   * The payload as the JSON text it was stored as, when the reader had it without encoding
+   * (the log's own bytes, a committed batch's outbox row): an answer passes it on unchanged.
+   */
+  json?: string;
   /** Unix seconds when the update was first appended (the Update's date for the webhook worker). */
   date: number;
 }

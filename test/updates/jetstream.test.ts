@@ -142,6 +142,28 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     expect(await stored(bot)).toBe(0);
   });
 
+  test("pending updates read again are answered from memory, not one request per update", async () => {
+    const bot = randomUUID();
+    for (let id = 1; id <= 40; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+    const readerConnection = await connectNats(natsUrl!, "update-log-reread-test");
+    const reader = await openJetStreamLog(readerConnection);
+    try {
+      const first = await reader.read(bot, 0, 100);
+      expect(first.map((u) => u.update_id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      const sentBefore = readerConnection.stats().outMsgs;
+      const again = await reader.read(bot, 0, 100);
+      // The watermark's read and the catch-up's probe; before, also one request per body (40).
+      expect(readerConnection.stats().outMsgs - sentBefore).toBeLessThanOrEqual(4);
+      expect(again).toEqual(first);
+      // Confirmed updates are not served from memory: the watermark prunes them first.
+      await log.confirm(bot, 31);
+      expect((await reader.read(bot, 0, 100)).map((u) => u.update_id)).toEqual([...Array.from({ length: 10 }, (_, i) => 31 + i)]);
+    } finally {
+      await reader.close();
+      await readerConnection.close();
+    }
+  });
+
   test("reads leave no consumers behind", async () => {
     const bot = randomUUID();
     const own = await openJetStreamLog(nc);
