@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-const BENCHES = ["delivery", "inbox", "webhooks", "ingest", "files", "pglite-statements"];
+const BENCHES = ["delivery", "poll", "inbox", "webhooks", "ingest", "files", "pglite-statements"];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 let failed = false;
 for (const name of chosen.length ? chosen : BENCHES) {

@@ -34,7 +34,8 @@ const WATERMARK = watermarkOf("$1");
 
 interface Row {
   update_id: number;
-  payload: Record<string, unknown>;
+  /** The payload as text: parsed here, and passed on as is to answers (LogUpdate.json). */
+  payload: string;
   date: number;
 }
 
@@ -43,7 +44,7 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   // Rows appended at or before this instant have outlived their 24 h.
   const expiredAt = () => new Date(now() - UPDATE_RETENTION_MS).toISOString();
-  const toUpdate = (r: Row): LogUpdate => ({ update_id: Number(r.update_id), payload: r.payload, date: Number(r.date) });
+  const toUpdate = (r: Row): LogUpdate => ({ update_id: Number(r.update_id), payload: JSON.parse(r.payload) as Record<string, unknown>, json: r.payload, date: Number(r.date) });
 
   const log: SqlUpdateLog = {
     async append(botId, update) {
@@ -82,7 +83,7 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
       const n = clampLimit(limit);
       if (n === 0) return [];
       const rows = await db.query<Row>(
-        `select update_id, payload, floor(extract(epoch from appended_at))::int8 as date
+        `select update_id, payload::text as payload, floor(extract(epoch from appended_at))::int8 as date
          from update_log
          where bot_id = $1 and update_id >= greatest($2::int8, ${WATERMARK}) and appended_at > $3::timestamptz
          order by update_id
@@ -96,7 +97,7 @@ export async function openSqlLog(db: Db, options: SqlLogOptions = {}): Promise<S
       const n = clampLimit(count);
       if (n === 0) return [];
       const rows = await db.query<Row>(
-        `select update_id, payload, floor(extract(epoch from appended_at))::int8 as date
+        `select update_id, payload::text as payload, floor(extract(epoch from appended_at))::int8 as date
          from update_log
          where bot_id = $1 and update_id >= ${WATERMARK} and appended_at > $2::timestamptz
          order by update_id desc
