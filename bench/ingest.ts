@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { processCpuMs } from "./stats.ts";
 
 const envNumber = (name: string, fallback: number) => {
   const value = Number(process.env[name] || fallback);
@@ -50,8 +51,6 @@ const BUN = process.execPath;
 const WRK = "/usr/bin/wrk";
 const NATS_SERVER = "/usr/sbin/nats-server";
 const ROOT = join(import.meta.dir, "..");
-/** Kernel clock ticks per second (/proc/<pid>/stat counts CPU time in these); 100 on Linux. */
-const CLOCK_TICKS = 100;
 
 type Mode = "embedded" | "production";
 const arg = process.argv.slice(2).find((a) => !a.startsWith("-"));
@@ -90,16 +89,6 @@ function rssMb(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-/** utime + stime of a process (all its threads), in ms; 0 once it is gone. */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
 
 const tail = (file: string) => {
   try {
@@ -186,8 +175,8 @@ async function backends(sql: postgres.Sql): Promise<number[]> {
 
 async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, number> }> {
   const pids = new Map<number, number>();
-  for (const pid of t.sql ? await backends(t.sql) : []) pids.set(pid, cpuMs(pid));
-  return { cpu: { bun: cpuMs(t.service.pid), postgres: 0, nats: t.natsPid ? cpuMs(t.natsPid) : 0 }, pids };
+  for (const pid of t.sql ? await backends(t.sql) : []) pids.set(pid, processCpuMs(pid));
+  return { cpu: { bun: processCpuMs(t.service.pid), postgres: 0, nats: t.natsPid ? processCpuMs(t.natsPid) : 0 }, pids };
 }
 
 type Counters = { commits: number; tables: Map<string, { upd: number; hot: number; ins: number }> };

@@ -6,12 +6,12 @@
 // Runs in the mode the env names (DATABASE_URL + NATS_URL → Postgres + JetStream; neither →
 // embedded PGlite in memory).
 //   bun bench/poll.ts [--seconds 5] [--connections 4]
-import { readFileSync } from "node:fs";
 import { loadConfig } from "../src/config.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { openDb } from "../src/platform.ts";
 import { startServer } from "../src/server.ts";
+import { processCpuMs } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -48,23 +48,12 @@ if ((JSON.parse(answer) as { result: unknown[] }).result.length !== PENDING) thr
 
 const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(answer, { headers: { "content-type": "application/json" } }) });
 
-/** utime + stime of a process in ms (Linux /proc); 0 when unknown. */
-function cpuMsOf(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
 const natsPid = config.mode === "production"
   ? Number(Bun.spawnSync(["pgrep", "-o", "-x", "nats-server"]).stdout.toString().trim()) || undefined
   : undefined;
 
 async function wrk(url: string, headers: string[]): Promise<{ perSecond: number; p50: number; bunMs: number; natsMs: number; requests: number }> {
-  const natsBefore = cpuMsOf(natsPid);
+  const natsBefore = processCpuMs(natsPid);
   const before = process.cpuUsage();
   const proc = Bun.spawn(["/usr/bin/wrk", "-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...headers.flatMap((h) => ["-H", h]), url], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
@@ -75,7 +64,7 @@ async function wrk(url: string, headers: string[]): Promise<{ perSecond: number;
   if (!requests || !latency) throw new Error(`wrk printed no result:\n${out}`);
   const p50 = Number(latency[1]) * { us: 0.001, ms: 1, s: 1000 }[latency[2] as "us" | "ms" | "s"];
   if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
-  return { perSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50, bunMs: (used.user + used.system) / 1000 / requests, natsMs: (cpuMsOf(natsPid) - natsBefore) / requests, requests };
+  return { perSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50, bunMs: (used.user + used.system) / 1000 / requests, natsMs: (processCpuMs(natsPid) - natsBefore) / requests, requests };
 }
 
 const auth = [`Authorization: Bearer ${bot.token}`];

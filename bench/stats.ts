@@ -1,4 +1,21 @@
-// Small helpers shared by the benchmarks: percentiles and a same-process baseline ratio.
+// Small helpers shared by the benchmarks: percentiles, a same-process baseline ratio, and the
+// CPU time another process has used.
+import { readFileSync } from "node:fs";
+
+/** Kernel clock ticks per second (/proc/<pid>/stat counts CPU time in these); 100 on Linux. */
+const CLOCK_TICKS = 100;
+
+/** utime + stime of a process (all its threads), in ms, from /proc; 0 once it is gone (or unknown). */
+export function processCpuMs(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
 
 export function percentile(sortedMs: number[], p: number): number {
   if (sortedMs.length === 0) return NaN;

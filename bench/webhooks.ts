@@ -12,8 +12,7 @@ import { createLogger } from "../src/logger.ts";
 import { openDb } from "../src/platform.ts";
 import { startServer } from "../src/server.ts";
 import { startWebhookWorker } from "../src/workers/webhook.ts";
-import { readFileSync } from "node:fs";
-import { percentile } from "./stats.ts";
+import { percentile, processCpuMs } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -85,16 +84,6 @@ for (let i = 0; i < BOTS; i++) {
   bots.push(bot);
 }
 
-/** utime + stime of a process in ms (/proc counts 100 ticks a second); 0 once it is gone. */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
 
 /** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
 async function costs() {
@@ -103,7 +92,7 @@ async function costs() {
   const [commits] = await db.query<{ n: number }>(`select xact_commit::int as n from pg_stat_database where datname = current_database()`);
   const nats = platform.nats?.stats();
   return {
-    bun: cpuMs(process.pid), pg: backends.reduce((sum, b) => sum + cpuMs(b.pid), 0), statements, commits: commits?.n ?? 0,
+    bun: processCpuMs(process.pid), pg: backends.reduce((sum, b) => sum + processCpuMs(b.pid), 0), statements, commits: commits?.n ?? 0,
     natsOut: nats?.outMsgs ?? 0, natsIn: nats?.inMsgs ?? 0,
   };
 }

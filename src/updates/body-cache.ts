@@ -49,6 +49,12 @@ export class BodyCache {
     this.bytes -= k.body.byteLength;
   }
 
+  /** Everything forgotten: an erasure elsewhere may have deleted any of these. */
+  clear(): void {
+    this.kept.clear();
+    this.bytes = 0;
+  }
+
   get size(): number {
     return this.kept.size;
   }

@@ -24,6 +24,12 @@ import {
 /** Headers of every stored update: its update_id and its append time (ms since the epoch). */
 export const HDR_UPDATE_ID = "Update-Id";
 export const HDR_APPENDED_AT = "Appended-At";
+/**
+ * The header of the marker an erasure appends to the bot's subject once it has deleted messages
+ * from its middle: every reader catches up before it reads, so each process meets the marker and
+ * forgets the bodies it remembers before it could answer an erased update from memory.
+ */
+export const HDR_ERASED = "Erased";
 
 /** Why: a few new messages are cheaper fetched one by one (bodies included) than through a consumer. */
 const WALK_MAX_MESSAGES = 8;
@@ -76,6 +82,8 @@ export class StreamIndex {
     private readonly js: JetStreamClient,
     private readonly stream: string,
     private readonly subjectOf: (botId: string) => string,
+    /** Called when a catch-up meets an erasure's marker on the bot's subject. */
+    private readonly onErased: (botId: string) => void = () => {},
   ) {}
 
   /**
@@ -146,6 +154,7 @@ export class StreamIndex {
         if (isNotFound(err)) return fetched; // caught up
         throw err;
       }
+      if (sm.header?.has(HDR_ERASED)) this.onErased(botId);
       const e = entryOf(sm.seq, sm.header);
       if (e) {
         idx.entries.push(e);
@@ -172,6 +181,7 @@ export class StreamIndex {
       // left for the next catch-up, which starts right after the last one indexed here.
       if (info.num_pending === 0) return;
       for await (const m of this.js.fetch(this.stream, info.name, { batch: info.num_pending, no_wait: true })) {
+        if (m.headers?.has(HDR_ERASED)) this.onErased(botId);
         const e = entryOf(m.seq, m.headers);
         if (e) {
           idx.entries.push(e);

@@ -28,7 +28,7 @@ import {
   type StreamConfig,
   type StreamInfo,
 } from "nats";
-import { HDR_APPENDED_AT, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
+import { HDR_APPENDED_AT, HDR_ERASED, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import { messageOfUpdate } from "../core/updates.ts";
@@ -115,8 +115,9 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   await ensureStream(jsm, options.replicas ?? 1, names);
   // Strict reads (no direct get): a lagging replica's older watermark would let a confirmed update repeat.
   const confirmed: KV = await js.views.kv(names.confirmedBucket, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });
-  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject);
   const read = new BodyCache();
+  // Erasures are rare: whoever met one forgets every remembered body, not only that bot's.
+  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear());
 
   let closed = false;
   const ensureOpen = () => {
@@ -172,9 +173,10 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
 
   /**
    * What a read may take from memory: the bodies of `chosen` this process read before, less
-   * those the stream no longer holds. A bot's subject only ever loses its oldest messages
-   * (confirms purge up to a sequence, max_age ages out the oldest, drop takes them all), so one
-   * request, "the first message at or after the lowest remembered one", says which are gone.
+   * those the stream no longer holds. A bot's subject loses its oldest messages (confirms purge
+   * up to a sequence, max_age ages out the oldest, drop takes them all), so one request, "the
+   * first message at or after the lowest remembered one", says which are gone. Only an erasure
+   * deletes from the middle, and its marker has emptied the memory in the catch-up before this.
    */
   async function remembered(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<Map<number, Uint8Array>> {
     const found = new Map<number, Uint8Array>();
@@ -305,14 +307,20 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
           if (isNotFound(err)) break;
           throw err;
         }
-        const chat = messageOfUpdate(codec.decode(stored.data))?.chat?.id;
+        const chat = stored.header?.has(HDR_ERASED) ? undefined : messageOfUpdate(codec.decode(stored.data))?.chat?.id;
         if (chat !== undefined && chats.has(String(chat))) {
           // erase: the server overwrites the stored bytes, not only the index entry.
           await jsm.streams.deleteMessage(UPDATES_STREAM, stored.seq, true);
           index.discard(botId, stored.seq);
+          read.drop(stored.seq);
           erased++;
         }
         seq = stored.seq + 1;
+      }
+      if (erased > 0) {
+        const marker = natsHeaders();
+        marker.set(HDR_ERASED, "1");
+        await js.publish(updatesSubject(botId), new Uint8Array(0), { headers: marker });
       }
       return erased;
     },

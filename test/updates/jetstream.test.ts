@@ -164,6 +164,27 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     }
   });
 
+  test("a chat erased by another process is never answered from this one's memory", async () => {
+    const bot = randomUUID();
+    const say = (id: number, chat: string) => log.append(bot, { update_id: id, payload: { message: { chat: { id: chat }, text: `m${id}` } } });
+    await say(1, "kept");
+    await say(2, "erased");
+    await say(3, "kept");
+    const otherConnection = await connectNats(natsUrl!, "update-log-erase-test");
+    const other = await openJetStreamLog(otherConnection);
+    try {
+      expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 2, 3]); // remembered here
+      expect(await other.eraseChats(bot, ["erased"])).toBe(1);
+      expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 3]);
+      expect(await other.eraseChats(bot, ["erased"])).toBe(0);
+      await say(4, "kept");
+      expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 3, 4]);
+    } finally {
+      await other.close();
+      await otherConnection.close();
+    }
+  });
+
   test("reads leave no consumers behind", async () => {
     const bot = randomUUID();
     const own = await openJetStreamLog(nc);
