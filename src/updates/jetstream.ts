@@ -320,7 +320,8 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       if (erased > 0) {
         const marker = natsHeaders();
         marker.set(HDR_ERASED, "1");
-        await js.publish(updatesSubject(botId), new Uint8Array(0), { headers: marker });
+        // "{}": a process of the previous release decodes every message it erases from, and skips this one.
+        await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker });
       }
       return erased;
     },
