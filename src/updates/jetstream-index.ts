@@ -26,8 +26,8 @@ export const HDR_UPDATE_ID = "Update-Id";
 export const HDR_APPENDED_AT = "Appended-At";
 /**
  * The header of the marker an erasure appends to the bot's subject once it has deleted messages
- * from its middle: every reader catches up before it reads, so each process meets the marker and
- * forgets the bodies it remembers before it could answer an erased update from memory.
+ * from its middle: every read catches up first, so a read that starts after the erasure returned
+ * meets the marker, and its process forgets the bodies it remembers before answering from them.
  */
 export const HDR_ERASED = "Erased";
 

@@ -176,7 +176,9 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
    * those the stream no longer holds. A bot's subject loses its oldest messages (confirms purge
    * up to a sequence, max_age ages out the oldest, drop takes them all), so one request, "the
    * first message at or after the lowest remembered one", says which are gone. Only an erasure
-   * deletes from the middle, and its marker has emptied the memory in the catch-up before this.
+   * deletes from the middle: a read that starts after it returned met its marker in the catch-up
+   * before this, which emptied the memory (one already under way may still answer from it, as
+   * it could have answered just before the erasure).
    */
   async function remembered(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<Map<number, Uint8Array>> {
     const found = new Map<number, Uint8Array>();
