@@ -9,11 +9,7 @@
 // ANALYZE, as a database that has served a while has statistics: only then do the intake's
 // look-ups run on kept plans (src/actors/lookup-plan-gate.ts), which a fresh database never shows.
 //   bun bench/delivery.ts [--runs 300] [--in-process] [--seed 2000]
-import { loadConfig } from "../src/config.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { createLogger } from "../src/logger.ts";
-import { openDb } from "../src/platform.ts";
-import { startServer } from "../src/server.ts";
+import { startBenchServer } from "./server.ts";
 import { percentile, report } from "./stats.ts";
 import { seedChats } from "../test/support/seed-chats.ts";
 import { runClient, type ClientOptions, type ClientResult } from "./delivery-client.ts";
@@ -21,19 +17,8 @@ import { runClient, type ClientOptions, type ClientResult } from "./delivery-cli
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 300;
 
-const config = { ...loadConfig({ ...process.env, JWT_SECRET: process.env.JWT_SECRET ?? "bench-secret-bench-secret-bench-secret!", RATE_LIMITS: "off" }), port: 0, host: "127.0.0.1" };
-const db = await openDb(config, true);
-await migrate(db);
-const server = await startServer(config, createLogger({ logLevel: "silent", logPretty: false }), { db, migrate: false });
-
-const json = async (path: string, body: unknown, token?: string) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return (await res.json()) as any;
-};
+const { config, db, server, request } = await startBenchServer();
+const json = (path: string, body: unknown, token?: string) => request("POST", path, body, token);
 const { token } = (await json("/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "secret123" })).result;
 const bot = (await json("/api/bots", { name: "Latency" }, token)).result;
 // Another user's bot with N chats, then ANALYZE (the same seeding the plan tests use).

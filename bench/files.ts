@@ -8,11 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../src/config.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { createLogger } from "../src/logger.ts";
-import { openDb } from "../src/platform.ts";
-import { startServer } from "../src/server.ts";
+import { startBenchServer } from "./server.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,19 +18,8 @@ const FILES = arg("files", 16);
 const MB = arg("mb", 8);
 const CONCURRENCY = arg("concurrency", 4);
 
-const config = {
-  ...loadConfig({ ...process.env, JWT_SECRET: process.env.JWT_SECRET ?? "bench-secret-bench-secret-bench-secret!", RATE_LIMITS: "off" }),
-  port: 0, host: "127.0.0.1",
-};
-const db = await openDb(config, true);
-await migrate(db);
-const server = await startServer(config, createLogger({ logLevel: "silent", logPretty: false }), { db, migrate: false });
-const json = async (path: string, body: unknown, token?: string) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body),
-  });
-  return ((await res.json()) as any).result;
-};
+const { config, db, server, request } = await startBenchServer();
+const json = async (path: string, body: unknown, token?: string) => (await request("POST", path, body, token)).result;
 const user = await json("/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "bench-password" });
 const bot = await json("/api/bots", { name: "Files bench" }, user.token);
 

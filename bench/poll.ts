@@ -6,11 +6,7 @@
 // Runs in the mode the env names (DATABASE_URL + NATS_URL → Postgres + JetStream; neither →
 // embedded PGlite in memory).
 //   bun bench/poll.ts [--seconds 5] [--connections 4]
-import { loadConfig } from "../src/config.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { createLogger } from "../src/logger.ts";
-import { openDb } from "../src/platform.ts";
-import { startServer } from "../src/server.ts";
+import { startBenchServer } from "./server.ts";
 import { processCpuMs } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -24,19 +20,8 @@ const CONNECTIONS = arg("--connections", 4);
 /** Telegram's largest page: the answer a busy bot reads. */
 const PENDING = 100;
 
-const config = { ...loadConfig({ ...process.env, JWT_SECRET: process.env.JWT_SECRET ?? "bench-secret-bench-secret-bench-secret!", RATE_LIMITS: "off", LOG_LEVEL: "silent" }), port: 0, host: "127.0.0.1" };
-const db = await openDb(config, true);
-await migrate(db);
-const server = await startServer(config, createLogger({ logLevel: "silent", logPretty: false }), { db, migrate: false });
-
-const post = async (path: string, body: unknown, token?: string) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return (await res.json()) as any;
-};
+const { config, db, server, request } = await startBenchServer();
+const post = (path: string, body: unknown, token?: string) => request("POST", path, body, token);
 const { token } = (await post("/api/auth/register", { email: `bench-poll-${Date.now()}@example.com`, password: "secret123" })).result;
 const bot = (await post("/api/bots", { name: "Poller" }, token)).result;
 for (let i = 0; i < PENDING; i++) {

@@ -6,12 +6,8 @@
 // Runs in the mode the env names (DATABASE_URL + NATS_URL → Postgres + JetStream; neither →
 // embedded PGlite in memory).
 //   bun bench/webhooks.ts [--bots 100] [--chats 5] [--per-chat 10] [--live 0 (backlog phase only)]
-import { loadConfig } from "../src/config.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { createLogger } from "../src/logger.ts";
-import { openDb } from "../src/platform.ts";
-import { startServer } from "../src/server.ts";
 import { startWebhookWorker } from "../src/workers/webhook.ts";
+import { startBenchServer } from "./server.ts";
 import { percentile, processCpuMs } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -25,22 +21,11 @@ const LIVE = arg("live", 1) !== 0;
 /** Requests the bench itself keeps in flight while ingesting; the worker has its own limits. */
 const INGEST_CONCURRENCY = 20;
 
-const config = {
-  ...loadConfig({ ...process.env, JWT_SECRET: process.env.JWT_SECRET ?? "bench-secret-bench-secret-bench-secret!", RATE_LIMITS: "off", ALLOW_PRIVATE_WEBHOOKS: "1" }),
-  port: 0, host: "127.0.0.1",
-};
-const db = await openDb(config, true);
-await migrate(db);
 // Over real HTTP, as clients would: each request is its own turn of the event loop.
-const server = await startServer(config, createLogger({ logLevel: "silent", logPretty: false }), { db, migrate: false });
+const { config, db, server, request } = await startBenchServer({ ALLOW_PRIVATE_WEBHOOKS: "1" });
 const { platform } = server;
 const call = async (method: string, path: string, body?: unknown, token?: string) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = (await res.json()) as any;
+  const parsed = await request(method, path, body, token);
   if (!parsed.ok) throw new Error(`${method} ${path}: ${JSON.stringify(parsed)}`);
   return parsed.result;
 };
