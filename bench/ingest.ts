@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { procfileEntry, type ProcfileEntry } from "./procfile.ts";
 import { processCpuMs } from "./stats.ts";
 
 const envNumber = (name: string, fallback: number) => {
@@ -130,10 +131,13 @@ async function start(name: string, cmd: string[], env: Record<string, string>, l
   throw new Error(`${name} not ready within ${STARTUP_TIMEOUT_MS / 1000} s:\n${tail(log)}`);
 }
 
-async function startBun(name: string, entry: string, env: Record<string, string>, logDir: string): Promise<Service> {
+/** `launch`: bun's arguments and the environment the process is started with (the Procfile's, for the product in production). */
+async function startBun(name: string, launch: ProcfileEntry, env: Record<string, string>, logDir: string): Promise<Service> {
   // BENCH_PROFILE=<dir>: the product writes a CPU profile there (bun --cpu-prof-md) when it stops.
   const flags = name === "product" && process.env.BENCH_PROFILE ? [process.env.BENCH_PROFILE_FORMAT === "json" ? "--cpu-prof" : "--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  return start(name, [BUN, ...flags, join(ROOT, entry)], env, logDir, await freePort());
+  const [bun, ...args] = launch.argv;
+  if (bun !== BUN) throw new Error(`${name} is not started by bun: ${launch.argv.join(" ")}`);
+  return start(name, [BUN, ...flags, ...args], { ...launch.env, ...env }, logDir, await freePort());
 }
 
 async function runOnce(entry: string, env: Record<string, string>): Promise<void> {
@@ -300,8 +304,10 @@ async function benchMode(mode: Mode): Promise<void> {
   }
 
   // Both stay up for the whole mode: runs alternate, so both see the same minutes of the machine.
-  const productService = await startBun("product", mode === "production" ? "src/web.ts" : "src/main.ts", productEnv, work);
-  const naiveService = await startBun("naive", "bench/naive-ingest-server.ts", naiveEnv, work);
+  // The product as deployed: the Procfile's web process in production, `npm start`'s command embedded.
+  const productLaunch = mode === "production" ? procfileEntry("web") : { argv: [BUN, "src/main.ts"], env: {} };
+  const productService = await startBun("product", productLaunch, productEnv, work);
+  const naiveService = await startBun("naive", { argv: [BUN, "bench/naive-ingest-server.ts"], env: {} }, naiveEnv, work);
   await Bun.sleep(IDLE_SETTLE_MS);
   const idle = { product: rssMb(productService.pid), naive: rssMb(naiveService.pid) };
   const { token } = await api(productService.url, "/api/auth/register", { email: `bench-ingest-${stamp}@example.com`, password: "secret123" });

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { connect } from "nats";
+import { procfileEntry } from "./procfile.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -66,17 +67,6 @@ function procStatus(pid: number): { rss: number; fds: number } {
   }
 }
 
-/**
- * The Procfile's command for a process, with our bun for `bun`: the soak measures the
- * processes as deployed, runtime flags included (the workers' `--smol`, docs/decisions.md).
- */
-export function procfileCommand(name: string): string[] {
-  const line = readFileSync(join(ROOT, "Procfile"), "utf8").split("\n").find((l) => l.startsWith(`${name}:`));
-  if (!line) throw new Error(`Procfile has no ${name} entry`);
-  const [cmd, ...args] = line.slice(name.length + 1).trim().split(/\s+/);
-  return [cmd === "bun" ? BUN : cmd!, ...args];
-}
-
 async function waitHttp(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -99,9 +89,10 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   };
   const release = Bun.spawn([BUN, "src/release.ts"], { cwd: ROOT, env, stdout: "ignore", stderr: "inherit" });
   if ((await release.exited) !== 0) throw new Error("release failed");
+  const [web, webhook] = [procfileEntry("web"), procfileEntry("webhook")];
   const procs = {
-    web: Bun.spawn(procfileCommand("web"), { cwd: ROOT, env: { ...env, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "inherit" }),
-    webhook: Bun.spawn(procfileCommand("webhook"), { cwd: ROOT, env, stdout: "ignore", stderr: "inherit" }),
+    web: Bun.spawn(web.argv, { cwd: ROOT, env: { ...env, ...web.env, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "inherit" }),
+    webhook: Bun.spawn(webhook.argv, { cwd: ROOT, env: { ...env, ...webhook.env }, stdout: "ignore", stderr: "inherit" }),
   };
   const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => {
     await req.arrayBuffer();
