@@ -90,7 +90,6 @@ function rssMb(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-
 const tail = (file: string) => {
   try {
     return readFileSync(file, "utf8").split("\n").slice(-20).join("\n");
@@ -180,7 +179,7 @@ async function backends(sql: postgres.Sql): Promise<number[]> {
 async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, number> }> {
   const pids = new Map<number, number>();
   for (const pid of t.sql ? await backends(t.sql) : []) pids.set(pid, processCpuMs(pid));
-  return { cpu: { bun: processCpuMs(t.service.pid), postgres: 0, nats: t.natsPid ? processCpuMs(t.natsPid) : 0 }, pids };
+  return { cpu: { bun: processCpuMs(t.service.pid), postgres: 0, nats: processCpuMs(t.natsPid) }, pids };
 }
 
 type Counters = { commits: number; tables: Map<string, { upd: number; hot: number; ins: number }> };

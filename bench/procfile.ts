@@ -14,10 +14,16 @@ export interface ProcfileEntry {
   env: Record<string, string>;
 }
 
+/** The Procfile's process types and their commands as written, as a Procfile runner reads them. */
+export function procfileCommands(dir = ROOT): Record<string, string> {
+  const entries = readFileSync(join(dir, "Procfile"), "utf8").split("\n").map((l) => /^([a-z]+):\s*(.+)$/.exec(l.trim())).filter((m) => m !== null);
+  return Object.fromEntries(entries.map((m) => [m[1]!, m[2]!]));
+}
+
 export function procfileEntry(name: string): ProcfileEntry {
-  const line = readFileSync(join(ROOT, "Procfile"), "utf8").split("\n").find((l) => l.startsWith(`${name}:`));
-  if (!line) throw new Error(`Procfile has no ${name} entry`);
-  let words = line.slice(name.length + 1).trim().split(/\s+/);
+  const command = procfileCommands()[name];
+  if (!command) throw new Error(`Procfile has no ${name} entry`);
+  let words = command.split(/\s+/);
   const env: Record<string, string> = {};
   if (words[0] === "env") {
     words = words.slice(1);

@@ -7,13 +7,12 @@
 // By hand: `SOAK_CI_SECONDS=1800 bun test --timeout 2000000 test/chaos/soak.test.ts` (private
 // PostgreSQL and NATS, warm-up 5 minutes), or `bun bench/soak.ts` against an empty database.
 import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import postgres from "postgres";
 import { connect } from "nats";
 import { procfileEntry } from "./procfile.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 export interface SoakOptions {
   databaseUrl: string;
@@ -87,9 +86,9 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", DATABASE_URL: options.databaseUrl, NATS_URL: options.natsUrl,
     NATS_PREFIX: options.natsPrefix, JWT_SECRET: "soak-jwt-secret-0123456789-abcdefghijklmnop", RATE_LIMITS: "off", ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn",
   };
-  const release = Bun.spawn([BUN, "src/release.ts"], { cwd: ROOT, env, stdout: "ignore", stderr: "inherit" });
-  if ((await release.exited) !== 0) throw new Error("release failed");
-  const [web, webhook] = [procfileEntry("web"), procfileEntry("webhook")];
+  const [release, web, webhook] = [procfileEntry("release"), procfileEntry("web"), procfileEntry("webhook")];
+  const released = Bun.spawn(release.argv, { cwd: ROOT, env: { ...env, ...release.env }, stdout: "ignore", stderr: "inherit" });
+  if ((await released.exited) !== 0) throw new Error("release failed");
   const procs = {
     web: Bun.spawn(web.argv, { cwd: ROOT, env: { ...env, ...web.env, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "inherit" }),
     webhook: Bun.spawn(webhook.argv, { cwd: ROOT, env: { ...env, ...webhook.env }, stdout: "ignore", stderr: "inherit" }),

@@ -69,7 +69,6 @@ for (let i = 0; i < BOTS; i++) {
   bots.push(bot);
 }
 
-
 /** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
 async function costs() {
   const backends = config.mode === "production"

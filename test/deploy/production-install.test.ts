@@ -9,6 +9,7 @@ import { join } from "node:path";
 import {
   chaosTest, createBot, FlakyReceiver, onCleanup, PrivateNats, probe, Proc, ROOT, setWebhook, tempDir, useCleanup, waitFor, freePort,
 } from "../chaos/support.ts";
+import { procfileCommands } from "../../bench/procfile.ts";
 
 useCleanup();
 
@@ -23,12 +24,6 @@ async function sh(argv: string[], cwd: string, env: Record<string, string> = {},
   clearTimeout(timer);
   if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}\n${out}\n${err}`);
   return out;
-}
-
-/** The Procfile's process types and their commands, as a Procfile runner reads them. */
-function procfile(dir: string): Record<string, string> {
-  const entries = readFileSync(join(dir, "Procfile"), "utf8").split("\n").map((l) => /^([a-z]+):\s*(.+)$/.exec(l.trim())).filter(Boolean);
-  return Object.fromEntries(entries.map((m) => [m![1]!, m![2]!]));
 }
 
 chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook, push and mail start; they deliver a message by get-updates and by webhook", async () => {
@@ -61,7 +56,7 @@ chaosTest("npm ci --omit=dev, then the Procfile's release, web, webhook, push an
     ALLOW_PRIVATE_WEBHOOKS: "1",
     LOG_LEVEL: "info",
   };
-  const commands = procfile(app);
+  const commands = procfileCommands(app);
   expect(Object.keys(commands).sort()).toEqual(["mail", "push", "release", "web", "webhook"]);
   const run = (type: string) => new Proc(`install.${type}`, ["sh", "-c", `exec ${commands[type]!}`], env, app).start();
 
