@@ -184,12 +184,13 @@ export type NumberShift = { messages: number; updates: number };
  * A group commit's writes, for all its bots, in ONE statement (data-modifying CTEs): the
  * server plans, starts and answers one statement per transaction instead of five per bot,
  * which is most of a small batch's cost. All parts see the same snapshot and write disjoint
- * rows (the touch updates known conversations, the insert creates new ones); foreign keys are
- * checked at the end of the statement, so a message may name a conversation or contact
- * inserted beside it. Its two texts (WRITE_CREATING, WRITE_KNOWN) never vary (empty arrays
- * write nothing), so each is prepared once per connection and runs on the one plan kept for
- * it: every part that reads a table probes a primary key or an insert's conflict target, the
- * only plan keepOnePlanPerStatement allows whatever the tables held when it was made.
+ * rows (the touch updates known conversations, the insert creates new ones); references are
+ * checked at the end of the statement, once per table (sql/290), so a message may name a
+ * conversation or contact inserted beside it. Its two texts (WRITE_CREATING, WRITE_KNOWN)
+ * never vary (empty arrays write nothing), so each is prepared once per connection and runs
+ * on the one plan kept for it: every part that reads a table probes a primary key or an
+ * insert's conflict target, the only plan keepOnePlanPerStatement allows whatever the tables
+ * held when it was made.
  * `planned`: what a plan from memory took for granted (db/intake-guard.ts); checked in the same
  * snapshot as the writes, taken after the bots' locks were granted, and the statement fails
  * whole (INTAKE_PLAN_STALE) when it no longer holds. The touch and the check were statements
