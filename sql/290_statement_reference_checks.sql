@@ -2,12 +2,12 @@
 -- conversations → bots and contacts, contacts → bots, outbox → bots, report rows →
 -- conversations) are checked once per statement and reference instead of once per row. A
 -- foreign key runs one SPI query per inserted row, each with its own executor start and end:
--- under the 10-bot ingest load that was 16 % of PostgreSQL's CPU (AfterTriggerEndQuery, perf; four checks per
--- message on a new chat), a third more than the message's trigram index. The checks below
--- keep what the keys gave: an insert or an update naming a row that does not exist fails
--- with 23503, the rows it names are locked FOR KEY SHARE until commit (so a concurrent
--- delete waits, and then cascades to what was written), deletes cascade or set null as the
--- keys said, and a referenced id cannot change. docs/decisions.md round 20.
+-- under the 10-bot ingest load that was 16 % of PostgreSQL's CPU (AfterTriggerEndQuery, perf;
+-- four checks per message on a new chat), a third more than the message's trigram index. The
+-- checks below keep what the keys gave: an insert or an update naming a row that does not
+-- exist fails with 23503, the rows it names are locked FOR KEY SHARE until commit (so a
+-- concurrent delete waits, and then cascades to what was written), deletes cascade or set
+-- null as the keys said, and a referenced id cannot change. docs/decisions.md round 20.
 alter table messages drop constraint messages_conversation_id_fkey, drop constraint messages_contact_id_fkey;
 alter table conversations drop constraint conversations_bot_id_fkey, drop constraint conversations_contact_id_fkey;
 alter table contacts drop constraint contacts_bot_id_fkey;
