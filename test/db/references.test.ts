@@ -2,7 +2,7 @@
 // names must exist (23503 otherwise, nothing written), deletes cascade or set null as the keys
 // did, and a writer's references hold against a concurrent delete (production: two sessions).
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Db } from "../../src/db/driver.ts";
+import type { Db, Queryable } from "../../src/db/driver.ts";
 import { openPostgres } from "../../src/db/postgres.ts";
 import { MODE, sharedDb } from "../support/harness.ts";
 import { seedChats } from "../support/seed-chats.ts";
@@ -102,26 +102,32 @@ describe.skipIf(MODE !== "production")("references against a concurrent delete",
   afterAll(() => other.db?.close());
   const otherSession = async () => (other.db ??= await openPostgres(process.env.DATABASE_URL!));
 
+  /** Runs `statement` in a transaction of `db` and holds it open, uncommitted, until released. */
+  async function heldOpen(db: Db, statement: (tx: Queryable) => Promise<unknown>) {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let ran!: () => void;
+    const statementDone = new Promise<void>((resolve) => (ran = resolve));
+    const committed = db.transaction(async (tx) => {
+      await statement(tx);
+      ran();
+      await held;
+    });
+    await statementDone;
+    return { release, committed };
+  }
+
   test("a conversation deleted while a message naming it is uncommitted waits, then takes the message with it", async () => {
     const db = await sharedDb();
     const bot = await seededBot(db);
     const [first] = bot.conversations;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let inserted!: () => void;
-    const insertDone = new Promise<void>((resolve) => (inserted = resolve));
-    const writer = db.transaction(async (tx) => {
-      await insertMessage(tx, bot, first!.id, null, 200);
-      inserted();
-      await held;
-    });
-    await insertDone;
+    const writer = await heldOpen(db, (tx) => insertMessage(tx, bot, first!.id, null, 200));
     let deleted = false;
     const deleting = (await otherSession()).query(`delete from conversations where id = $1`, [first!.id]).then(() => (deleted = true));
     await Bun.sleep(300);
     expect(deleted).toBe(false);
-    release();
-    await writer;
+    writer.release();
+    await writer.committed;
     await deleting;
     expect(await count(db, "messages where conversation_id = $1", [first!.id])).toBe(0);
   });
@@ -130,22 +136,13 @@ describe.skipIf(MODE !== "production")("references against a concurrent delete",
     const db = await sharedDb();
     const bot = await seededBot(db);
     const [first] = bot.conversations;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let removed!: () => void;
-    const deleteDone = new Promise<void>((resolve) => (removed = resolve));
-    const deleter = (await otherSession()).transaction(async (tx) => {
-      await tx.query(`delete from conversations where id = $1`, [first!.id]);
-      removed();
-      await held;
-    });
-    await deleteDone;
+    const deleter = await heldOpen(await otherSession(), (tx) => tx.query(`delete from conversations where id = $1`, [first!.id]));
     let settled = false;
     const writing = insertMessage(db, bot, first!.id, null, 201).finally(() => (settled = true));
     await Bun.sleep(300);
     expect(settled).toBe(false);
-    release();
-    await deleter;
+    deleter.release();
+    await deleter.committed;
     await refusedAsForeignKey(writing);
     expect(await count(db, "messages where conversation_id = $1", [first!.id])).toBe(0);
   });
