@@ -21,12 +21,22 @@ export type { NatsConnection };
 export const JETSTREAM_SETTLE_MS = 30_000;
 const SETTLE_RETRY_MS = 500;
 
+/**
+ * Why: two processes creating the same stream at once (the client libraries' KV and object
+ * store create on first use): nats-server 2.9 can refuse the later one with "subjects overlap
+ * with an existing stream" while the first is being made; asked again, the stream exists.
+ */
+const STREAM_CREATE_RACE = 10065;
+
 const settling = (err: unknown) => {
-  const code = (err as { code?: string } | undefined)?.code;
-  return code === "TIMEOUT" || code === "503";
+  const { code, api_error } = (err ?? {}) as { code?: string; api_error?: { err_code?: number } };
+  return code === "TIMEOUT" || code === "503" || api_error?.err_code === STREAM_CREATE_RACE;
 };
 
-/** Runs a start-up step against JetStream again while the server is still settling (timeouts, no responders). */
+/**
+ * Runs a start-up step against JetStream again while the server is still settling (timeouts, no
+ * responders) or another process is creating the same stream.
+ */
 export async function onceJetStreamSettles<T>(step: () => Promise<T>, logger?: Logger, what = "JetStream"): Promise<T> {
   const until = Date.now() + JETSTREAM_SETTLE_MS;
   for (;;) {
