@@ -109,7 +109,8 @@ create trigger report_conversations_conversation_exists after update of conversa
   when (new.conversation_id is distinct from old.conversation_id) execute function reference_exists('conversation_id', 'conversations');
 
 -- What the keys did on delete, once per statement. Each statement below runs with a snapshot of
--- its own, taken after any writer holding one of the removed rows FOR KEY SHARE committed.
+-- its own (READ COMMITTED, as every transaction of ours), taken after any writer holding one of
+-- the removed rows FOR KEY SHARE committed, so it sees what that writer added.
 create function bots_removed() returns trigger language plpgsql as $$
 begin
   delete from conversations where bot_id = any(array(select id from removed));
