@@ -1,5 +1,6 @@
 import { connect, Events, type NatsConnection } from "nats";
 import { AppError, OUTAGE_RETRY_AFTER_SECONDS } from "./core/errors.ts";
+import { jetStreamErrorCode, JS_STREAM_SUBJECTS_OVERLAP } from "./core/jetstream-errors.ts";
 import type { Logger } from "./logger.ts";
 
 /** A NATS_URL that does not answer must fail start-up, not hang it. */
@@ -21,16 +22,9 @@ export type { NatsConnection };
 export const JETSTREAM_SETTLE_MS = 30_000;
 const SETTLE_RETRY_MS = 500;
 
-/**
- * Why: two processes creating the same stream at once (the client libraries' KV and object
- * store create on first use): nats-server 2.9 can refuse the later one with "subjects overlap
- * with an existing stream" while the first is being made; asked again, the stream exists.
- */
-const STREAM_CREATE_RACE = 10065;
-
 const settling = (err: unknown) => {
-  const { code, api_error } = (err ?? {}) as { code?: string; api_error?: { err_code?: number } };
-  return code === "TIMEOUT" || code === "503" || api_error?.err_code === STREAM_CREATE_RACE;
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === "TIMEOUT" || code === "503" || jetStreamErrorCode(err) === JS_STREAM_SUBJECTS_OVERLAP;
 };
 
 /**

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
 import { rateLimited } from "./core/errors.ts";
 import { DEFAULT_NATS_NAMES } from "./core/subjects.ts";
+import { isWrongLastSequence } from "./core/jetstream-errors.ts";
 
 /** Windows of keys not seen for this long are forgotten, so memory follows active clients. */
 const SWEEP_EVERY_MS = 60_000;
@@ -27,8 +28,6 @@ const WARN_EVERY_MS = 60_000;
 /** Why: other processes' totals are kept for windows not used here yet; a flood of distinct keys must not grow this without end. */
 const HEARD_MAX = 100_000;
 export const RATE_LIMIT_BUCKET = DEFAULT_NATS_NAMES.rateLimitBucket;
-/** JetStream's API error code for a failed expected-last-sequence check (a lost compare-and-set). */
-const ERR_WRONG_LAST_SEQUENCE = 10071;
 
 interface Window {
   startedAt: number;
@@ -199,9 +198,6 @@ export class RateLimiter {
     for (const [name, heard] of this.heard) if (heard.end <= now) this.heard.delete(name);
   }
 }
-
-const isWrongLastSequence = (err: unknown) =>
-  (err as { api_error?: { err_code?: number } })?.api_error?.err_code === ERR_WRONG_LAST_SEQUENCE;
 
 /**
  * Counters in a JetStream KV bucket, changed by compare-and-set on the key's revision. In

@@ -6,10 +6,9 @@
 import { nanos, type KV, type KvEntry, type NatsConnection } from "nats";
 import { assertLeaseKey, type Leases } from "./leases.ts";
 import { DEFAULT_NATS_NAMES } from "../core/subjects.ts";
+import { isWrongLastSequence } from "../core/jetstream-errors.ts";
 
 export const LEASES_BUCKET = DEFAULT_NATS_NAMES.leasesBucket;
-/** JetStream's API error code for a failed expected-last-sequence check (a lost compare-and-set). */
-const ERR_WRONG_LAST_SEQUENCE = 10071;
 /** Why: a key that ages out or is released between our create and get is retried, but never forever. */
 const MAX_ACQUIRE_ATTEMPTS = 3;
 
@@ -20,9 +19,6 @@ export interface JetStreamLeasesOptions {
   /** Stream replicas; 1 on a single server, 3 on a cluster. */
   replicas?: number;
 }
-
-const isWrongLastSequence = (err: unknown) =>
-  (err as { api_error?: { err_code?: number } })?.api_error?.err_code === ERR_WRONG_LAST_SEQUENCE;
 
 const holderOf = (e: KvEntry | null): string | undefined => (e && e.operation === "PUT" ? e.string() : undefined);
 

@@ -31,6 +31,7 @@ import {
 import { HDR_APPENDED_AT, HDR_ERASED, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
+import { isWrongLastSequence } from "../core/jetstream-errors.ts";
 import { messageOfUpdate } from "../core/updates.ts";
 import { BodyCache } from "./body-cache.ts";
 import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
@@ -44,8 +45,6 @@ const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const MAX_CAS_ATTEMPTS = 20;
 /** Why: bounds the per-process memory of last known watermarks; past it the memory simply starts over. */
 const MAX_KNOWN_WATERMARKS = 10_000;
-/** JetStream's API error code for a failed expected-last-sequence check (KV compare-and-set). */
-const ERR_WRONG_LAST_SEQUENCE = 10071;
 
 export { HDR_APPENDED_AT, HDR_UPDATE_ID };
 
@@ -99,9 +98,6 @@ async function ensureStream(jsm: JetStreamManager, replicas: number, names: Nats
     && c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && c.num_replicas === wanted.num_replicas;
   if (!same) await jsm.streams.update(UPDATES_STREAM, { ...c, ...wanted });
 }
-
-const isWrongLastSequence = (err: unknown) =>
-  (err as { api_error?: { err_code?: number } })?.api_error?.err_code === ERR_WRONG_LAST_SEQUENCE;
 
 const watermarkOf = (e: KvEntry | null): number => (e && e.operation === "PUT" ? Number(e.string()) || 0 : 0);
 
