@@ -10,23 +10,17 @@ import { onceJetStreamSettles } from "../../src/nats.ts";
 const natsUrl = process.env.NATS_URL;
 
 describe.skipIf(!natsUrl)("JetStream start-up beside other processes", () => {
-  const connections: NatsConnection[] = [];
-  const open = async () => {
-    const nc = await connect({ servers: natsUrl! });
-    connections.push(nc);
-    return nc;
-  };
-  const streams: string[] = [];
+  let nc: NatsConnection | undefined;
+  const tag = `race_${Date.now().toString(36)}`;
   afterAll(async () => {
-    const jsm = await connections[0]?.jetstreamManager();
-    for (const name of streams) await jsm?.streams.delete(name).catch(() => undefined);
-    await Promise.all(connections.map((nc) => nc.close()));
+    const jsm = await nc?.jetstreamManager();
+    for (const name of [`${tag}_first`, `${tag}_second`]) await jsm?.streams.delete(name).catch(() => undefined);
+    await nc?.close();
   });
 
   test("a step the server refused for overlapping subjects runs again", async () => {
-    const jsm = await (await open()).jetstreamManager();
-    const tag = `race_${Date.now().toString(36)}`;
-    streams.push(`${tag}_first`, `${tag}_second`);
+    nc = await connect({ servers: natsUrl! });
+    const jsm = await nc.jetstreamManager();
     await jsm.streams.add({ name: `${tag}_first`, subjects: [`${tag}.>`] });
     let attempts = 0;
     const bound = await onceJetStreamSettles(async () => {
