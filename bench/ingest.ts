@@ -182,13 +182,18 @@ async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, numbe
   return { cpu: { bun: processCpuMs(t.service.pid), postgres: 0, nats: processCpuMs(t.natsPid) }, pids };
 }
 
-type Counters = { commits: number; tables: Map<string, { upd: number; hot: number; ins: number }> };
+/**
+ * `wal`: the cluster's WAL position in bytes. The sides run one after the other, so a run's
+ * advance is its own writes (plus whatever else the server did meanwhile: nothing, in CI).
+ */
+type Counters = { commits: number; wal: number; tables: Map<string, { upd: number; hot: number; ins: number }> };
 async function dbCounters(sql?: postgres.Sql): Promise<Counters | undefined> {
   if (!sql) return undefined;
-  const [db] = await sql<{ commits: string }[]>`select xact_commit::text as commits from pg_stat_database where datname = current_database()`;
+  const [db] = await sql<{ commits: string; wal: string }[]>`
+    select xact_commit::text as commits, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as wal from pg_stat_database where datname = current_database()`;
   const rows = await sql<{ relname: string; upd: string; hot: string; ins: string }[]>`
     select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot, n_tup_ins::text as ins from pg_stat_user_tables`;
-  return { commits: Number(db!.commits), tables: new Map(rows.map((r) => [r.relname, { upd: Number(r.upd), hot: Number(r.hot), ins: Number(r.ins) }])) };
+  return { commits: Number(db!.commits), wal: Number(db!.wal), tables: new Map(rows.map((r) => [r.relname, { upd: Number(r.upd), hot: Number(r.hot), ins: Number(r.ins) }])) };
 }
 
 interface RunResult {
@@ -199,6 +204,7 @@ interface RunResult {
   errors: string;
   cpu: Cpu;
   commitsPerMsg?: number;
+  walBytesPerMsg?: number;
   updates?: string;
 }
 
@@ -231,6 +237,7 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   };
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
+    result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
     result.updates = [...countersAfter.tables].flatMap(([name, a]) => {
       const b = countersBefore.tables.get(name) ?? { upd: 0, hot: 0, ins: 0 };
       const upd = a.upd - b.upd;
@@ -247,7 +254,7 @@ function describe(name: string, runs: RunResult[]): string {
   const r = runs.map(rate);
   const m = (f: (x: RunResult) => number) => median(runs.map(f));
   const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}`;
-  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; updates: ${runs.at(-1)!.updates || "none"}`;
+  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; updates: ${runs.at(-1)!.updates || "none"}`;
   return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
 }
 

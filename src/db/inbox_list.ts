@@ -40,7 +40,8 @@ export async function listMemberInbox(db: Queryable, f: MemberInboxFilter): Prom
   // After the search: its pattern is $7.
   if (f.label) {
     params.push(f.label);
-    searchClause += ` and c.labels @> array[$${params.length}::text]`;
+    // `labels <> '{}'` first: it is the partial index's predicate (sql/300).
+    searchClause += ` and c.labels <> '{}' and c.labels @> array[$${params.length}::text]`;
   }
   return db.query<DbConversation>(
     `select x.* from (select bot_id from bot_members where user_id = $1 and ($2::uuid is null or bot_id = $2::uuid)) mb

@@ -35,7 +35,7 @@ export async function deleteLabel(db: Queryable, botId: string, labelId: string)
   if (!rows[0]) return { found: false, changed: [] };
   const changed = await db.query<DbConversation>(
     `update conversations c set labels = array_remove(c.labels, $2), updated_at = now()
-     where c.bot_id = $1 and c.labels @> array[$2]::text[] returning ${CONVERSATION_COLUMNS}`,
+     where c.bot_id = $1 and c.labels <> '{}' and c.labels @> array[$2]::text[] returning ${CONVERSATION_COLUMNS}`,
     [botId, rows[0].name],
   );
   return { found: true, changed };
