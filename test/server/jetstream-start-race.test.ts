@@ -1,8 +1,9 @@
 // Processes started together create the same JetStream streams at once (the update log's KV,
 // the leases, the rate limits, the file store, the push workers' EVENTS). nats-server 2.9 can
 // refuse the later creator with "subjects overlap with an existing stream" while the first is
-// being made; start-up must ask again and find the stream, not exit (a rolling-upgrade run lost a process to it; eight
-// clients opening one object store at once met it once in 160 tries, too rarely to test by).
+// being made; start-up must ask again and find the stream, not exit (a rolling-upgrade run lost
+// a process to it; eight clients opening one object store at once met it once in 160 tries, too
+// rarely to test by).
 import { afterAll, describe, expect, test } from "bun:test";
 import { connect, type NatsConnection } from "nats";
 import { onceJetStreamSettles } from "../../src/nats.ts";
