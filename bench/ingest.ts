@@ -3,7 +3,9 @@
 // real HTTP) and to a naive server (bench/naive-ingest-server.ts: one transaction per request)
 // in the same run, alternating, so both see the same machine. Printed for both: msgs/s,
 // p50/p99, and CPU ms per accepted message per process (from /proc/<pid>/stat before and
-// after each bounded run): bun, the PostgreSQL backends of its own database, nats-server.
+// after each bounded run): bun, the PostgreSQL backends of its own database, nats-server; the
+// share of the machine's cores left idle (a side that leaves some is bound by its latency, not
+// by CPU); in production commits and WAL bytes per message and HOT updates.
 // CPU per message stays meaningful on a busy machine where msgs/s does not.
 //   bun bench/ingest.ts [embedded|production|both]
 // Production needs DATABASE_URL (only the server is used: the bench creates and drops its
@@ -17,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { procfileEntry, type ProcfileEntry } from "./procfile.ts";
-import { processCpuMs } from "./stats.ts";
+import { machineCpuTicks, processCpuMs } from "./stats.ts";
 
 const envNumber = (name: string, fallback: number) => {
   const value = Number(process.env[name] || fallback);
@@ -203,6 +205,11 @@ interface RunResult {
   p99: number;
   errors: string;
   cpu: Cpu;
+  /**
+   * Share of the machine's cores nobody used during the run (wrk included): a side that leaves
+   * cores idle is bound by its own latency, not by CPU.
+   */
+  idle: number;
   commitsPerMsg?: number;
   walBytesPerMsg?: number;
   updates?: string;
@@ -213,11 +220,13 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   await t.sql?.unsafe("select pg_stat_clear_snapshot()");
   const before = await sampleCpu(t);
   const countersBefore = await dbCounters(t.sql);
+  const machineBefore = machineCpuTicks();
   const proc = Bun.spawn([WRK, `-t${WRK_THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, "--timeout", "10s", "-s", join(import.meta.dir, "ingest.lua"), t.service.url], {
     env: { ...process.env, BENCH_BOT_IDS: bots.join(","), BENCH_CHATS: String(CHATS), BENCH_TAG: tag, BENCH_MAX_PER_THREAD: String(Math.ceil(MAX_REQUESTS / WRK_THREADS)) },
     stdout: "pipe", stderr: "pipe",
   });
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const machineAfter = machineCpuTicks();
   const line = out.split("\n").find((l) => l.startsWith("WRK "));
   if (!line) throw new Error(`wrk printed no result:\n${out}\n${err}`);
   const w = JSON.parse(line.slice(4)) as Record<string, number>;
@@ -234,6 +243,7 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   const result: RunResult = {
     accepted, seconds: w.duration_us! / 1e6, p50: w.p50_us! / 1000, p99: w.p99_us! / 1000, errors,
     cpu: { bun: per(after.cpu.bun - before.cpu.bun), postgres: per(postgresMs), nats: per(after.cpu.nats - before.cpu.nats) },
+    idle: (machineAfter.idle - machineBefore.idle) / Math.max(1, machineAfter.total - machineBefore.total),
   };
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
@@ -253,7 +263,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function describe(name: string, runs: RunResult[]): string {
   const r = runs.map(rate);
   const m = (f: (x: RunResult) => number) => median(runs.map(f));
-  const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}`;
+  const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
   const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; updates: ${runs.at(-1)!.updates || "none"}`;
   return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
 }

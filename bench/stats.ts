@@ -17,6 +17,13 @@ export function processCpuMs(pid: number | undefined): number {
   }
 }
 
+/** The machine's CPU time so far, idle and in all, in clock ticks (/proc/stat's first line). */
+export function machineCpuTicks(): { idle: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are time no process wanted a core.
+  return { idle: fields[3]! + fields[4]!, total: fields.reduce((sum, ticks) => sum + ticks, 0) };
+}
+
 export function percentile(sortedMs: number[], p: number): number {
   if (sortedMs.length === 0) return NaN;
   const index = Math.min(sortedMs.length - 1, Math.ceil((p / 100) * sortedMs.length) - 1);
