@@ -247,7 +247,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const leases = nats
     ? await np!.onceJetStreamSettles(() => np!.jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
     : memoryLeases({ ttlMs: LEASE_TTL_MS });
-  const queue = nats ? np!.jetStreamQueue(nats, names, replicas) : memoryQueue(bus);
+  const queue = nats ? np!.jetStreamQueue(nats, (step) => np!.onceJetStreamSettles(step, logger, "push events stream"), names, replicas) : memoryQueue(bus);
   const natsHealth = nats ? np!.watchNats(nats, logger) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats

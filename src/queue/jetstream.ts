@@ -1,7 +1,7 @@
 // Production: the stream EVENTS keeps incoming-message events for an hour, and one durable
 // consumer per name shares them between every process that consumes under that name; an
 // event is redelivered if the process holding it dies (or fails) before acknowledging it.
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamManager, type NatsConnection, type StreamConfig } from "nats";
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages, type NatsConnection } from "nats";
 import type { PlatformEvent } from "../core/events.ts";
 import { JS_STREAM_SUBJECTS_OVERLAP, jetStreamErrorCode } from "../core/jetstream-errors.ts";
 import { DEFAULT_NATS_NAMES, MESSAGE_CREATED_SUBJECTS, type NatsNames } from "../core/subjects.ts";
@@ -15,32 +15,10 @@ export const PUSH_ACK_WAIT_MS = 60_000;
 export const PUSH_MAX_DELIVER = 5;
 /** Events a process holds at once; bounds memory and parallel work. */
 export const PUSH_IN_FLIGHT = 64;
-/**
- * Why: processes started together create EVENTS at once, and nats-server 2.9 refuses the later
- * creator (10065, subjects overlap) until the first has made it; 20 × 250 ms outlasts that, and a
- * stream that really overlaps ours still fails start-up, 5 s later.
- */
-const STREAM_CREATE_ATTEMPTS = 20;
-const STREAM_CREATE_RETRY_MS = 250;
+/** Runs a start-up step again while JetStream settles (src/nats.ts onceJetStreamSettles, handed in by the platform). */
+export type SettleRetry = <T>(step: () => Promise<T>) => Promise<T>;
 
-/** Creates the stream, or brings an existing one to this configuration. */
-async function ensureStream(jsm: JetStreamManager, stream: Partial<StreamConfig> & { name: string }): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await jsm.streams.add(stream);
-      return;
-    } catch (err) {
-      if (jetStreamErrorCode(err) !== JS_STREAM_SUBJECTS_OVERLAP) {
-        await jsm.streams.update(stream.name, stream);
-        return;
-      }
-      if (attempt === STREAM_CREATE_ATTEMPTS) throw err;
-      await new Promise((resolve) => setTimeout(resolve, STREAM_CREATE_RETRY_MS));
-    }
-  }
-}
-
-export function jetStreamQueue(nats: NatsConnection, names: NatsNames = DEFAULT_NATS_NAMES, replicas = 1): EventQueue {
+export function jetStreamQueue(nats: NatsConnection, settle: SettleRetry, names: NatsNames = DEFAULT_NATS_NAMES, replicas = 1): EventQueue {
   const EVENTS_STREAM = names.eventsStream;
   const subjects = names.wire(MESSAGE_CREATED_SUBJECTS);
   return {
@@ -56,7 +34,13 @@ export function jetStreamQueue(nats: NatsConnection, names: NatsNames = DEFAULT_
         max_age: EVENTS_MAX_AGE_MS * 1_000_000,
         num_replicas: replicas,
       };
-      await ensureStream(jsm, stream);
+      // Created, or brought to this configuration. Another process creating it at this moment
+      // makes nats-server 2.9 refuse ours (10065, subjects overlap) and the update find nothing:
+      // that refusal goes to `settle`, which asks again as for every other start-up step.
+      await settle(() => jsm.streams.add(stream).catch((err: unknown) => {
+        if (jetStreamErrorCode(err) === JS_STREAM_SUBJECTS_OVERLAP) throw err;
+        return jsm.streams.update(EVENTS_STREAM, stream);
+      }));
       await jsm.consumers
         .add(EVENTS_STREAM, {
           durable_name: consumerName,

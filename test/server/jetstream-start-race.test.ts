@@ -44,7 +44,7 @@ describe.skipIf(!natsUrl)("JetStream start-up beside other processes", () => {
     // Another process is still making a stream over these subjects: the server refuses ours (10065).
     await jsm.streams.add({ name: `${tag}_creating`, subjects: [names.wire(MESSAGE_CREATED_SUBJECTS)] });
     const handled: string[] = [];
-    const consuming = jetStreamQueue(nc, names).consumeIncoming(async (event) => void handled.push(event.kind), {
+    const consuming = jetStreamQueue(nc, (step) => onceJetStreamSettles(step), names).consumeIncoming(async (event) => void handled.push(event.kind), {
       name: `${tag}_push`, removeOnStop: true, onError: () => {},
     });
     await new Promise((resolve) => setTimeout(resolve, 600));
