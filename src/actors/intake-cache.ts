@@ -12,17 +12,28 @@ import type { DbBotCounters } from "../db/intake.ts";
 import type { Found, IntakeItem } from "./intake-plan.ts";
 
 /**
- * Why: bounds the memory (a conversation and a contact row, about 2 kB) while keeping every chat
- * that writes in bursts: a lone sender's next message is what waits on the second round trip.
+ * Why: bounds the memory (a conversation and a contact row, about 2 kB; an eighth more are held
+ * between two evictions, see Recent) while keeping every chat that writes in bursts: a lone
+ * sender's next message is what waits on the second round trip.
  */
 export const REMEMBERED_CHATS = 4096;
 /** Why: the bots whose counters are kept; a bot without counters here is planned from the look-ups. */
 export const REMEMBERED_BOTS = 1024;
 
-/** A map that forgets its least recently used keys beyond `limit`. */
-class Recent<V> {
+/**
+ * A map that forgets its least recently used keys once it holds more than `limit` and an eighth:
+ * then down to `limit`, in one pass. Forgetting one key per insert (the first key of the map's
+ * iteration) cost 1.2 µs per insert against 0.15 (measured, Bun 1.4): a map whose keys are
+ * deleted and inserted again keeps the deleted slots until it is rehashed, and every new
+ * iterator walks past them from the start.
+ */
+export class Recent<V> {
   private readonly entries = new Map<string, V>();
   constructor(private readonly limit: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
 
   get(key: string): V | undefined {
     const value = this.entries.get(key);
@@ -36,7 +47,12 @@ class Recent<V> {
   set(key: string, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size <= this.limit + (this.limit >> 3)) return;
+    let over = this.entries.size - this.limit;
+    for (const oldest of this.entries.keys()) {
+      if (over-- === 0) break;
+      this.entries.delete(oldest);
+    }
   }
 
   delete(key: string): void {
