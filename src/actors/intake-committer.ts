@@ -58,7 +58,7 @@ export interface Committed {
   conversations: Map<string, DbConversation>;
   /** Its senders as stored, by id. */
   contacts: Map<string, DbContact>;
-  /** Each update's payload encoded once, for its outbox row and its log message alike. */
+  /** Each update's payload encoded once, as its log message carries it (numbers as committed). */
   updateJson: (string | undefined)[];
 }
 
@@ -315,14 +315,15 @@ export class IntakeCommitter {
     const { db, logInTransaction } = this.deps;
     const { conversations, contacts } = stored;
     const writing = batches.flatMap((b, i) => (plans[i] && plans[i].messages.length ? [{ bot: b.bot, plan: plans[i] }] : []));
-    const updateJson = new Map(writing.map(({ plan }) => [plan, logInTransaction ? [] : plan.updates.map((u) => json(u.payload))]));
+    // Encoded once the numbers are final (after a move): for the log, not the outbox (its rows name their messages).
+    const updateJson = (plan: BatchPlan) => (logInTransaction ? [] : plan.updates.map((u) => json(u.payload)));
     const results = () => batches.map((b, i) => {
       const plan = plans[i];
-      return plan ? { plan, conversations, contacts, updateJson: updateJson.get(plan) ?? [] } : notFound("bot");
+      return plan ? { plan, conversations, contacts, updateJson: updateJson(plan) } : notFound("bot");
     });
     if (writing.length === 0) return { last: before.then(results) };
     /**
-     * Another writer numbered since the plan (a plan from memory): its rows and outbox payloads
+     * Another writer numbered since the plan (a plan from memory): its rows and outbox rows
      * moved in the write, the plan moves once the write has answered (each plan once).
      */
     const moved = new Set<BatchPlan>();
@@ -334,7 +335,6 @@ export class IntakeCommitter {
         if (logInTransaction && db.kind === "postgres") throw new Error("a batch's numbers moved after its updates were appended");
         moved.add(plan);
         shiftPlanNumbers(plan, shift);
-        if (!logInTransaction) updateJson.set(plan, plan.updates.map((u) => json(u.payload)));
       }
     };
     const appended = () => writing.map(({ bot, plan }) => ({ botId: bot.id, updates: plan.updates }));
@@ -345,7 +345,7 @@ export class IntakeCommitter {
       () => (written = writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
         botId: bot.id, ownerId: bot.owner_id, base: plan.base, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
         messages: plan.messageWrites, touches: plan.touches,
-        outbox: logInTransaction ? [] : plan.updates.map((u, i) => ({ updateId: u.update_id, payload: updateJson.get(plan)![i]! })),
+        outbox: logInTransaction ? [] : plan.messages.flatMap((m) => (m.update ? [{ updateId: m.update.update_id, messageRef: m.message.id }] : [])),
       })), fromMemory?.planned)),
       // PGlite sends the append after the write's answer (one statement at a time): the moved numbers go into the log.
       () => !logInTransaction ? Promise.resolve()

@@ -161,8 +161,8 @@ export interface BotBatchWrite {
   contacts: ContactWrite[];
   conversations: ConversationWrite[];
   messages: IncomingMessageWrite[];
-  /** Outbox rows (payload: JSON text); none when the update log lives in the same database. */
-  outbox: { updateId: number; payload: string }[];
+  /** Outbox rows, each naming the message its update is about; none when the update log lives in the same database. */
+  outbox: { updateId: number; messageRef: string }[];
   /** Its known conversations' new activity, one row each. */
   touches: ConversationTouch[];
 }
@@ -230,7 +230,7 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
 
 const outboxParams = (bots: BotBatchWrite[]) => {
   const rows = bots.flatMap((b) => b.outbox.map((r) => ({ ...r, botId: b.botId })));
-  return [rows.map((r) => r.botId), rows.map((r) => r.updateId), rows.map((r) => r.payload)];
+  return [rows.map((r) => r.botId), rows.map((r) => r.updateId), rows.map((r) => r.messageRef)];
 };
 
 /** One part's rows of every bot, flattened: each row's bot and owner, then the part's own columns. */
@@ -254,7 +254,7 @@ const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
 
 // Parameters: $1 the bots, $2–$5 their counters after the batch; then each part's rows, each
 // row's bot and owner first ($6–$16 contacts, $17–$26 conversations, $27–$38 messages), $39–$41
-// outbox rows, $42–$43 for the reports (below), $44–$47 the counters the batch continued from,
+// outbox rows (bot, update_id, message), $42–$43 for the reports (below), $44–$47 the counters the batch continued from,
 // $48–$54 the touch of known conversations, and from $55 on what a plan from memory assumed.
 const PLANNED_FROM_PARAM = 55;
 
@@ -334,13 +334,13 @@ const REPORT_FIRST_IN = `update report_conversations r set first_in_at = v.first
 const touchParams = (rows: ConversationTouch[]) => [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId),
   rows.map((r) => r.latestAt.toISOString()), rows.map((r) => r.contactId), REOPENED_BY_INCOMING, rows.map((r) => r.earliestAt.toISOString())];
 
-/** Its payloads are incoming messages' updates: a moved batch's update_id and message.message_id move with it. */
-const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, payload)
-     select v.bot_id, v.update_id + s.updates,
-       case when s.updates = 0 and s.messages = 0 then v.payload::jsonb
-         else jsonb_set(jsonb_set(v.payload::jsonb, '{update_id}', to_jsonb(v.update_id + s.updates)),
-           '{message,message_id}', to_jsonb(((v.payload::jsonb #>> '{message,message_id}')::int8 + s.messages)::text)) end
-     from unnest($39::uuid[], $40::int8[], $41::text[]) as v(bot_id, update_id, payload) join counters s on s.id = v.bot_id`;
+/**
+ * Incoming messages' updates name their message (sql/310): a moved batch's update_id moves, and
+ * the relay builds the update from the message as stored, its moved message_id included.
+ */
+const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, message_ref)
+     select v.bot_id, v.update_id + s.updates, v.message_ref
+     from unnest($39::uuid[], $40::int8[], $41::uuid[]) as v(bot_id, update_id, message_ref) join counters s on s.id = v.bot_id`;
 
 // Reports (sql/220): what the triggers on conversations and messages would write for this
 // batch, written here instead (sql/260): its messages are all incoming and public, so a new

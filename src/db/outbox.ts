@@ -1,11 +1,23 @@
 import type { Queryable } from "./driver.ts";
 import { json } from "./driver.ts";
+import { findContactsByIds } from "./contacts.ts";
+import { findConversationsByIds } from "./intake.ts";
+import { findMessagesByIds } from "./messages.ts";
+import { runtimeMessage } from "./view.ts";
 
 export interface DbOutboxRow {
   bot_id: string;
   update_id: number;
-  payload: Record<string, unknown>;
+  /** The update as written; null when the row names its message instead (an incoming message's, sql/310). */
+  payload: Record<string, unknown> | null;
+  message_ref: string | null;
   created_at: Date;
+}
+
+/** An outbox row's update; `payload` null when the message it named is gone (erased): nothing to publish. */
+export interface OutboxUpdate {
+  update_id: number;
+  payload: Record<string, unknown> | null;
 }
 
 export async function insertOutbox(db: Queryable, botId: string, updateId: number, payload: Record<string, unknown>): Promise<void> {
@@ -65,10 +77,29 @@ export async function listStaleOutboxBots(db: Queryable, olderThan: Date, limit:
   );
 }
 
-/** A bot's committed, not yet published updates up to `uptoUpdateId`, lowest first. */
-export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number, limit: number): Promise<DbOutboxRow[]> {
-  return db.query<DbOutboxRow>(
-    `select bot_id, update_id, payload, created_at from outbox where bot_id = $1 and update_id <= $2 order by update_id limit $3`,
+/**
+ * A bot's committed, not yet published updates up to `uptoUpdateId`, lowest first. A row that
+ * names its message gets the update built from the message as stored, as the intake built it
+ * (db/view.ts runtimeMessage): its sender as stored now, which is how the bot would see them.
+ */
+export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number, limit: number): Promise<OutboxUpdate[]> {
+  const rows = await db.query<DbOutboxRow>(
+    `select bot_id, update_id, payload, message_ref, created_at from outbox where bot_id = $1 and update_id <= $2 order by update_id limit $3`,
     [botId, uptoUpdateId, limit],
   );
+  const named = rows.flatMap((r) => (r.payload === null && r.message_ref !== null ? [r.message_ref] : []));
+  const messages = new Map((await findMessagesByIds(db, named)).map((m) => [m.id, m]));
+  const ids = (pick: (m: { conversation_id: string; contact_id: string | null }) => string | null) =>
+    [...new Set([...messages.values()].map(pick).filter((id): id is string => id !== null))];
+  const [conversations, contacts] = await Promise.all([
+    findConversationsByIds(db, ids((m) => m.conversation_id)), findContactsByIds(db, ids((m) => m.contact_id)),
+  ]).then(([cs, ks]) => [new Map(cs.map((c) => [c.id, c])), new Map(ks.map((k) => [k.id, k]))] as const);
+  return rows.map((r) => {
+    if (r.payload !== null) return { update_id: r.update_id, payload: r.payload };
+    const message = r.message_ref === null ? undefined : messages.get(r.message_ref);
+    const conversation = message && conversations.get(message.conversation_id);
+    if (!message || !conversation) return { update_id: r.update_id, payload: null };
+    const contact = message.contact_id === null ? undefined : contacts.get(message.contact_id);
+    return { update_id: r.update_id, payload: { update_id: r.update_id, message: runtimeMessage(message, conversation, contact) } };
+  });
 }

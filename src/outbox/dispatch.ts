@@ -50,8 +50,13 @@ export function createOutboxPublisher(db: Db, sink: UpdateSink): PublishUpTo {
     for (;;) {
       const rows = await listBotOutboxUpTo(db, botId, upto, PUBLISH_ROUND_ROWS);
       if (rows.length) {
-        sink.assertReachable();
-        await sink.publishUpdates(botId, rows.map((row) => ({ botId, updateId: row.update_id, payload: row.payload })));
+        // A row whose message was erased meanwhile has nothing to publish: it is deleted with the
+        // rest, and readers held back behind its update_id go on (ordered-log.ts).
+        const updates = rows.flatMap((row) => (row.payload === null ? [] : [{ botId, updateId: row.update_id, payload: row.payload }]));
+        if (updates.length) {
+          sink.assertReachable();
+          await sink.publishUpdates(botId, updates);
+        }
         // Rows below a published one are durable too (published before it, or by another process).
         await deleteOutboxUpTo(db, botId, rows[rows.length - 1]!.update_id);
       }

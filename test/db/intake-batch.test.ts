@@ -11,6 +11,7 @@ import {
 } from "../../src/db/intake.ts";
 import { intakeTablesAnalyzed, keepOnePlanPerStatement } from "../../src/db/intake-plans.ts";
 import { isStaleIntakePlan } from "../../src/db/intake-guard.ts";
+import { listBotOutboxUpTo } from "../../src/db/outbox.ts";
 import type { DbConversation } from "../../src/db/conversations.ts";
 import { sharedDb } from "../support/harness.ts";
 import { seedChats } from "../support/seed-chats.ts";
@@ -175,7 +176,7 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
     contacts: [{ id: contactId, number: 1, key: "ext:42", externalUserId: "42", firstName: "Ada", lastName: null, name: null, email: null, phone: null }],
     conversations: [{ id: conversationId, number: 1, chatId: "chat-1", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
     messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: "42", text: "hello", metadata: "{}", clientMessageId: "c1", createdAt: at, attachments: "[]", channel: "api" }],
-    outbox: [{ updateId: 1, payload: `{"update_id":1}` }],
+    outbox: [{ updateId: 1, messageRef: messageId }],
   }]));
   expect(written.contacts.map((c) => [c.id, c.first_name, c.created_at instanceof Date])).toEqual([[contactId, "Ada", true]]);
   const [conversation] = written.conversations;
@@ -304,7 +305,7 @@ test("one write carries several bots' batches: each bot gets its own contact, co
       contacts: [{ id: contactId, number: 1, key: "ext:1", externalUserId: "1", firstName: `bot${n}`, lastName: null, name: null, email: null, phone: null }],
       conversations: [{ id: conversationId, number: 1, chatId: "same-chat", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
       messages: [{ id: messageId, conversationId, messageId: n, contactId, fromId: "1", text: `to bot ${n}`, metadata: "{}", clientMessageId: "c", createdAt: at, attachments: "[]", channel: "api" }],
-      outbox: [{ updateId: n, payload: `{"update_id":${n}}` }],
+      outbox: [{ updateId: n, messageRef: messageId }],
     };
   };
   const written = await db.transaction((tx) => writeIncomingBatch(tx, [batch(bots[0]!.id, 7), batch(bots[1]!.id, 9)]));
@@ -325,7 +326,7 @@ test("one write carries several bots' batches: each bot gets its own contact, co
   await db.query(`delete from users where id = $1`, [user!.id]);
 });
 
-test("a batch planned from counters another writer has moved since is numbered after that writer: rows, outbox payload and shifts", async () => {
+test("a batch planned from counters another writer has moved since is numbered after that writer: rows, the relayed update and shifts", async () => {
   const db = await sharedDb();
   const { user, bot } = await userWithBot(db, "shifted");
   // Another writer took message numbers 1–3 and update numbers 1–2 after the plan read zeros.
@@ -338,15 +339,22 @@ test("a batch planned from counters another writer has moved since is numbered a
     contacts: [{ id: contactId, number: 1, key: "k", externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null }],
     conversations: [{ id: conversationId, number: 1, chatId: "c", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
     messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: null, text: "hi", metadata: "{}", clientMessageId: null, createdAt: at, attachments: "[]", channel: "api" }],
-    outbox: [{ updateId: 1, payload: JSON.stringify({ update_id: 1, message: { message_id: "1", text: "hi" } }) }],
+    outbox: [{ updateId: 1, messageRef: messageId }],
   }]));
   expect(written.shifts.get(bot.id)).toEqual({ messages: 3, updates: 2 });
-  const [row] = await db.query<{ counters: string; message_id: string; update_id: string; payload: any }>(
+  const [row] = await db.query<{ counters: string; message_id: string }>(
     `select (select last_message_id || '/' || last_update_id || '/' || last_conversation_number || '/' || last_contact_number from bots where id = $1) as counters,
-       (select message_id::text from messages where id = $2) as message_id,
-       (select update_id::text from outbox where bot_id = $1) as update_id, (select payload from outbox where bot_id = $1) as payload`,
+       (select message_id::text from messages where id = $2) as message_id`,
     [bot.id, messageId]);
-  expect(row).toEqual({ counters: "4/3/1/1", message_id: "4", update_id: "3", payload: { update_id: 3, message: { message_id: "4", text: "hi" } } });
+  expect(row).toEqual({ counters: "4/3/1/1", message_id: "4" });
+  // What the relay would publish after a crash: the update as the intake would have, with the moved numbers.
+  expect(await listBotOutboxUpTo(db, bot.id, 100, 10)).toEqual([{
+    update_id: 3,
+    payload: {
+      update_id: 3,
+      message: { message_id: "4", date: Math.floor(at.getTime() / 1000), chat: { id: "c", type: "private", channel: "api" }, from: { id: contactId, first_name: null, last_name: null }, text: "hi" },
+    },
+  }]);
   // Planned under the lock (from the stored counters), nothing moves and no shift is reported.
   const again = await db.transaction((tx) => writeIncomingBatch(tx, [{
     ...emptyBatch(bot.id, user.id), base: { last_message_id: 4, last_update_id: 3, last_conversation_number: 1, last_contact_number: 1 },

@@ -104,4 +104,33 @@ describe("outbox relay", () => {
     expect(got.body.result.map((u: any) => u.message.text)).toEqual(["sent once"]);
     await client.platform.close();
   });
+
+  test("the relay's update is the one the request would have published: built from the stored message, sender and chat", async () => {
+    const { client, bot } = await clientWithBot();
+    await commitUnpublished(client, bot, "same-chat", "left behind");
+    await client.platform.outbox.relay.runOnce(0);
+    const sent = await client.post("/api/messages", { bot_id: bot.id, chat_id: "same-chat", text: "sent" });
+    expect(sent.status).toBe(200);
+    const got = (await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token)).body.result;
+    expect(got.map((u: any) => u.message.text)).toEqual(["left behind", "sent"]);
+    const [relayed, direct] = got;
+    expect(relayed).toEqual({
+      ...direct, update_id: direct.update_id - 1,
+      message: { ...direct.message, message_id: String(Number(direct.message.message_id) - 1), date: relayed.message.date, text: "left behind" },
+    });
+    await client.platform.close();
+  });
+
+  test("a left-behind update whose message is gone is dropped: the next one is delivered and the outbox is emptied", async () => {
+    const { client, bot } = await clientWithBot();
+    await commitUnpublished(client, bot, "erased-chat", "erased before the relay");
+    await commitUnpublished(client, bot, "kept-chat", "kept");
+    await client.platform.db.query(`delete from messages where bot_id = $1 and text = $2`, [bot.id, "erased before the relay"]);
+    await client.platform.outbox.relay.runOnce(0);
+    const got = await client.get(`/api/bots/${bot.id}/get-updates?timeout=0`, bot.token);
+    expect(got.body.result.map((u: any) => u.message.text)).toEqual(["kept"]);
+    const [left] = await client.platform.db.query<{ n: number }>(`select count(*)::int as n from outbox where bot_id = $1`, [bot.id]);
+    expect(left!.n).toBe(0);
+    await client.platform.close();
+  });
 });
