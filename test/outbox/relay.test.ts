@@ -121,6 +121,18 @@ describe("outbox relay", () => {
     await client.platform.close();
   });
 
+  test("erasing a contact removes its left-behind updates: nothing of theirs is left for the relay", async () => {
+    const client = await testClient();
+    const owner = await registerUser(client);
+    const bot = await createTestBot(client, owner);
+    await commitUnpublished(client, bot, "erased-visitor", "never to be relayed");
+    const [contact] = await client.platform.db.query<{ id: string }>(`select contact_id as id from messages where bot_id = $1`, [bot.id]);
+    expect((await client.post(`/api/contacts/${contact!.id}/erase`, undefined, owner.token)).status).toBe(200);
+    const [left] = await client.platform.db.query<{ n: number }>(`select count(*)::int as n from outbox where bot_id = $1`, [bot.id]);
+    expect(left!.n).toBe(0);
+    await client.platform.close();
+  });
+
   test("a left-behind update whose message is gone is dropped: the next one is delivered and the outbox is emptied", async () => {
     const { client, bot } = await clientWithBot();
     await commitUnpublished(client, bot, "erased-chat", "erased before the relay");
