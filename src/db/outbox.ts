@@ -88,12 +88,15 @@ export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdate
     [botId, uptoUpdateId, limit],
   );
   const named = rows.flatMap((r) => (r.payload === null && r.message_ref !== null ? [r.message_ref] : []));
-  const messages = new Map((await findMessagesByIds(db, named)).map((m) => [m.id, m]));
-  const ids = (pick: (m: { conversation_id: string; contact_id: string | null }) => string | null) =>
-    [...new Set([...messages.values()].map(pick).filter((id): id is string => id !== null))];
-  const [conversations, contacts] = await Promise.all([
-    findConversationsByIds(db, ids((m) => m.conversation_id)), findContactsByIds(db, ids((m) => m.contact_id)),
-  ]).then(([cs, ks]) => [new Map(cs.map((c) => [c.id, c])), new Map(ks.map((k) => [k.id, k]))] as const);
+  const stored = await findMessagesByIds(db, named);
+  const distinct = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
+  const [chats, senders] = await Promise.all([
+    findConversationsByIds(db, distinct(stored.map((m) => m.conversation_id))),
+    findContactsByIds(db, distinct(stored.map((m) => m.contact_id))),
+  ]);
+  const messages = new Map(stored.map((m) => [m.id, m]));
+  const conversations = new Map(chats.map((c) => [c.id, c]));
+  const contacts = new Map(senders.map((k) => [k.id, k]));
   return rows.map((r) => {
     if (r.payload !== null) return { update_id: r.update_id, payload: r.payload };
     const message = r.message_ref === null ? undefined : messages.get(r.message_ref);
