@@ -180,8 +180,8 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
     plan.messages.push({ message, chatId, contactKey: input.contactKey, update: updateId === null ? null : { update_id: updateId, payload: {} } });
     plan.messageWrites.push({
       id: message.id, conversationId, messageId: message.message_id, contactId: contact.write.id, fromId: input.fromId,
-      text: input.text, metadata: JSON.stringify(input.metadata), clientMessageId: clientId, createdAt: input.createdAt,
-      attachments: JSON.stringify(input.attachments ?? []), channel: channels.get(chatId)!,
+      text: input.text, metadata: input.metadata, clientMessageId: clientId, createdAt: input.createdAt,
+      attachments: input.attachments ?? [], channel: channels.get(chatId)!,
     });
     const touch = touches.get(conversationId);
     if (touch) {

@@ -6,6 +6,7 @@
 // batch is planned again from the look-ups.
 import { PG_UNIQUE_VIOLATION } from "../core/errors.ts";
 import type { DbContact } from "./contacts.ts";
+import { json } from "./driver.ts";
 import type { DbConversation } from "./conversations.ts";
 
 /** The SQLSTATE intake_plan_holds raises (sql/280_intake_plan_guard.sql). */
@@ -37,39 +38,40 @@ export interface PlannedFrom {
 export const NOTHING_PLANNED: PlannedFrom = { conversations: [], contacts: [] };
 
 /**
- * A select that raises INTAKE_PLAN_STALE unless everything the parameters from `$first` on
- * (plannedStateParams) say still holds. A conversation's activity (its count, last message,
- * times) may have moved: the plan never read it, and the touch adds to whatever is stored.
- * Every row is found by its primary key, so the plan kept for it probes the same way whatever
- * the tables held when it was made. A row deleted, or made again under a new id, is not
- * found: the plan is refused.
+ * A select that raises INTAKE_PLAN_STALE unless everything the parameters `$chats` and
+ * `$senders` (plannedStateParams: JSON texts) say still holds. A conversation's activity (its
+ * count, last message, times) may have moved: the plan never read it, and the touch adds to
+ * whatever is stored. Every row is found by its primary key, so the plan kept for it probes the
+ * same way whatever the tables held when it was made. A row deleted, or made again under a new
+ * id, is not found: the plan is refused.
  */
-export function plannedStateHolds(first: number): string {
-  const $ = (i: number) => `$${first + i}`;
+export function plannedStateHolds(chats: number, senders: number): string {
   return `select intake_plan_holds(
        coalesce((select bool_and(c.bot_id is not distinct from e.bot_id and c.chat_id is not distinct from e.chat_id
            and c.channel is not distinct from e.channel and c.status::text is not distinct from e.status
            and c.handled_by is not distinct from e.handled_by and c.contact_id is not distinct from e.contact_id)
-         from unnest(${$(0)}::uuid[], ${$(1)}::uuid[], ${$(2)}::text[], ${$(3)}::text[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::uuid[])
-           as e(id, bot_id, chat_id, channel, status, handled_by, contact_id)
+         from json_to_recordset($${chats}::text::json)
+           as e(id uuid, bot_id uuid, chat_id text, channel text, status text, handled_by text, contact_id uuid)
          left join conversations c on c.id = e.id), true)
        and coalesce((select bool_and(k.bot_id is not distinct from e.bot_id and k.contact_key is not distinct from e.contact_key
            and k.number is not distinct from e.number and k.external_user_id is not distinct from e.external_user_id
            and k.first_name is not distinct from e.first_name and k.last_name is not distinct from e.last_name and k.name is not distinct from e.name
-           and k.email is not distinct from e.email and k.phone is not distinct from e.phone and k.attributes is not distinct from e.attributes::jsonb)
-         from unnest(${$(7)}::uuid[], ${$(8)}::uuid[], ${$(9)}::text[], ${$(10)}::int8[], ${$(11)}::text[], ${$(12)}::text[], ${$(13)}::text[],
-                     ${$(14)}::text[], ${$(15)}::text[], ${$(16)}::text[], ${$(17)}::text[])
-           as e(id, bot_id, contact_key, number, external_user_id, first_name, last_name, name, email, phone, attributes)
+           and k.email is not distinct from e.email and k.phone is not distinct from e.phone and k.attributes is not distinct from e.attributes)
+         from json_to_recordset($${senders}::text::json)
+           as e(id uuid, bot_id uuid, contact_key text, number int8, external_user_id text, first_name text, last_name text,
+                name text, email text, phone text, attributes jsonb)
          left join contacts k on k.id = e.id), true)) as holds`;
 }
 
-/** The parameters of plannedStateHolds, in order. */
-export function plannedStateParams({ conversations: chats, contacts }: PlannedFrom): unknown[] {
+/** The parameters of plannedStateHolds, in order: the chats, then the senders, as JSON texts. */
+export function plannedStateParams({ conversations: chats, contacts }: PlannedFrom): [string, string] {
   return [
-    chats.map((c) => c.id), chats.map((c) => c.bot_id), chats.map((c) => c.chat_id), chats.map((c) => c.channel),
-    chats.map((c) => c.status), chats.map((c) => c.handled_by), chats.map((c) => c.contact_id),
-    contacts.map((c) => c.id), contacts.map((c) => c.bot_id), contacts.map((c) => c.contact_key), contacts.map((c) => c.number),
-    contacts.map((c) => c.external_user_id), contacts.map((c) => c.first_name), contacts.map((c) => c.last_name), contacts.map((c) => c.name),
-    contacts.map((c) => c.email), contacts.map((c) => c.phone), contacts.map((c) => JSON.stringify(c.attributes ?? {})),
+    json(chats.map((c) => ({
+      id: c.id, bot_id: c.bot_id, chat_id: c.chat_id, channel: c.channel, status: c.status, handled_by: c.handled_by, contact_id: c.contact_id,
+    }))),
+    json(contacts.map((c) => ({
+      id: c.id, bot_id: c.bot_id, contact_key: c.contact_key, number: c.number, external_user_id: c.external_user_id,
+      first_name: c.first_name, last_name: c.last_name, name: c.name, email: c.email, phone: c.phone, attributes: c.attributes ?? {},
+    }))),
   ];
 }

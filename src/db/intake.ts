@@ -4,7 +4,7 @@
 import { REOPENED_BY_INCOMING } from "../core/records.ts";
 import { CONTACT_COLUMNS, type ContactFields, type DbContact } from "./contacts.ts";
 import { CONVERSATION_COLUMNS, type DbConversation } from "./conversations.ts";
-import type { Queryable } from "./driver.ts";
+import { json, type Queryable } from "./driver.ts";
 import { NOTHING_PLANNED, plannedStateHolds, plannedStateParams, type PlannedFrom } from "./intake-guard.ts";
 import { MESSAGE_COLUMNS, type DbMessage } from "./messages.ts";
 
@@ -129,12 +129,11 @@ export interface IncomingMessageWrite {
   contactId: string;
   fromId: string | null;
   text: string;
-  /** JSON text */
-  metadata: string;
+  metadata: Record<string, unknown>;
   clientMessageId: string | null;
   createdAt: Date;
-  /** JSON text of the message's files */
-  attachments: string;
+  /** The message's files, as stored. */
+  attachments: unknown[];
   /** Its conversation's channel, for the report's count of incoming messages per channel. */
   channel: string;
 }
@@ -203,19 +202,39 @@ export type NumberShift = { messages: number; updates: number };
  */
 export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], planned: PlannedFrom = NOTHING_PLANNED): Promise<IncomingBatchWritten> {
   const creates = bots.some((b) => b.contacts.length > 0 || b.conversations.length > 0);
+  const touches = bots.flatMap((b) => b.touches);
   const rows = await db.query<{
     contacts: Json<DbContact>[] | null; conversations: Json<DbConversation>[] | null; touched: Json<DbConversation>[] | null;
     shifts: [string, number, number][] | null;
   }>(
     creates ? WRITE_CREATING : WRITE_KNOWN,
     [
-      bots.map((b) => b.botId), ...(["last_message_id", "last_update_id", "last_conversation_number", "last_contact_number"] as const).map((c) => bots.map((b) => b.counters[c])),
-      ...ofEachBot(bots, (b) => b.contacts, contactParams), ...ofEachBot(bots, (b) => b.conversations, conversationParams),
-      ...ofEachBot(bots, (b) => b.messages, messageParams),
-      ...outboxParams(bots),
-      bots.flatMap((b) => b.conversations.map((r) => r.earliestAt.toISOString())), bots.flatMap((b) => b.messages.map((r) => r.channel)),
-      ...(["last_message_id", "last_update_id", "last_conversation_number", "last_contact_number"] as const).map((c) => bots.map((b) => b.base[c])),
-      ...touchParams(bots.flatMap((b) => b.touches)),
+      json(bots.map((b) => ({
+        id: b.botId, message_id: b.counters.last_message_id, update_id: b.counters.last_update_id,
+        conversation_number: b.counters.last_conversation_number, contact_number: b.counters.last_contact_number,
+        base_message_id: b.base.last_message_id, base_update_id: b.base.last_update_id,
+        base_conversation_number: b.base.last_conversation_number, base_contact_number: b.base.last_contact_number,
+      }))),
+      bots.map((b) => b.botId),
+      json(bots.flatMap((b) => b.contacts.map((r) => ({
+        bot_id: b.botId, owner_id: b.ownerId, id: r.id, number: r.number, key: r.key, ext: r.externalUserId, first: r.firstName,
+        last: r.lastName, name: r.name, email: r.email, phone: r.phone,
+      })))),
+      json(bots.flatMap((b) => b.conversations.map((r) => ({
+        bot_id: b.botId, owner_id: b.ownerId, id: r.id, number: r.number, chat_id: r.chatId, channel: r.channel, contact_id: r.contactId,
+        message_count: r.messageCount, last_message_id: r.lastMessageId, latest_at: r.latestAt, earliest_at: r.earliestAt,
+      })))),
+      json(bots.flatMap((b) => b.messages.map((r) => ({
+        bot_id: b.botId, owner_id: b.ownerId, id: r.id, conversation_id: r.conversationId, message_id: r.messageId, contact_id: r.contactId,
+        from_id: r.fromId, text: r.text, metadata: r.metadata, client_message_id: r.clientMessageId, created_at: r.createdAt,
+        attachments: r.attachments, channel: r.channel,
+      })))),
+      json(bots.flatMap((b) => b.outbox.map((r) => ({ bot_id: b.botId, update_id: r.updateId, message_ref: r.messageRef })))),
+      json(touches.map((r) => ({
+        id: r.id, added: r.added, last_message_id: r.lastMessageId, latest_at: r.latestAt, earliest_at: r.earliestAt, contact_id: r.contactId,
+      }))),
+      touches.map((r) => r.id),
+      REOPENED_BY_INCOMING,
       ...plannedStateParams(planned),
     ],
   );
@@ -226,17 +245,6 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
     touched: (row?.touched ?? []).map(reviveConversation),
     shifts: new Map((row?.shifts ?? []).map(([botId, messages, updates]) => [botId, { messages: Number(messages), updates: Number(updates) }])),
   };
-}
-
-const outboxParams = (bots: BotBatchWrite[]) => {
-  const rows = bots.flatMap((b) => b.outbox.map((r) => ({ ...r, botId: b.botId })));
-  return [rows.map((r) => r.botId), rows.map((r) => r.updateId), rows.map((r) => r.messageRef)];
-};
-
-/** One part's rows of every bot, flattened: each row's bot and owner, then the part's own columns. */
-function ofEachBot<R>(bots: BotBatchWrite[], part: (b: BotBatchWrite) => R[], columns: (rows: R[]) => unknown[][]): unknown[][] {
-  const rows = bots.flatMap((b) => part(b).map((row) => ({ row, botId: b.botId, ownerId: b.ownerId })));
-  return [rows.map((r) => r.botId), rows.map((r) => r.ownerId), ...columns(rows.map((r) => r.row))];
 }
 
 /** A row as json_agg renders it: timestamps are ISO strings. */
@@ -252,30 +260,34 @@ const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
   handed_over_at: c.handed_over_at === null ? null : new Date(c.handed_over_at),
 });
 
-// Parameters: $1 the bots, $2–$5 their counters after the batch; then each part's rows, each
-// row's bot and owner first ($6–$16 contacts, $17–$26 conversations, $27–$38 messages), $39–$41
-// outbox rows (bot, update_id, message), $42–$43 for the reports (below), $44–$47 the counters the batch continued from,
-// $48–$54 the touch of known conversations, and from $55 on what a plan from memory assumed.
-const PLANNED_FROM_PARAM = 55;
+// Parameters: each part's rows as one JSON text (an array of objects, read by json_to_recordset),
+// encoded by JSON.stringify in one native call: as 72 typed arrays, postgres.js escaped every
+// element in JavaScript (its Bind was 0.15-0.2 ms of a lone message's path, and 7 % of the web
+// process's samples under load, docs/decisions.md round 23). $1 the bots' counters (after the
+// batch, and the ones it continued from), $2 the bots' ids, $3 contacts, $4 new conversations,
+// $5 messages, $6 outbox rows, $7 touches of known conversations, $8 their ids, $9 the statuses
+// an incoming message reopens, $10 and $11 what a plan from memory assumed (db/intake-guard.ts).
+// The ids travel as arrays too: `= any($2)` and `= any($8)` give the planner the primary key
+// even without statistics (PGlite has none: it hash-joined every conversation of every bot).
 
 /**
- * Each bot's counters moved by what its batch adds; `= any($1)` gives the planner the primary
- * key even without statistics. Returns how far the stored numbers had moved past the plan's.
+ * Each bot's counters moved by what its batch adds. Returns how far the stored numbers had
+ * moved past the plan's.
  */
 const UPDATE_COUNTERS = `update bots b set last_message_id = b.last_message_id + v.message_id - v.base_message_id,
        last_update_id = b.last_update_id + v.update_id - v.base_update_id,
        last_conversation_number = b.last_conversation_number + v.conversation_number - v.base_conversation_number,
        last_contact_number = b.last_contact_number + v.contact_number - v.base_contact_number
-     from unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $44::int8[], $45::int8[], $46::int8[], $47::int8[])
-       as v(id, message_id, update_id, conversation_number, contact_number, base_message_id, base_update_id, base_conversation_number, base_contact_number)
-     where b.id = v.id and b.id = any($1::uuid[])
+     from json_to_recordset($1::text::json) as v(id uuid, message_id int8, update_id int8, conversation_number int8, contact_number int8,
+       base_message_id int8, base_update_id int8, base_conversation_number int8, base_contact_number int8)
+     where b.id = v.id and b.id = any($2::uuid[])
      returning b.id, b.last_message_id - v.message_id as messages, b.last_update_id - v.update_id as updates`;
 
 /** New contacts, and known ones the batch tells more about (fields are filled in, never erased). */
 const UPSERT_CONTACTS = `insert into contacts (id, bot_id, owner_id, number, contact_key, external_user_id, first_name, last_name, name, email, phone)
      select v.id, v.bot_id, v.owner_id, v.number, v.key, v.ext, v.first, v.last, v.name, v.email, v.phone
-     from unnest($6::uuid[], $7::uuid[], $8::uuid[], $9::int8[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
-       as v(bot_id, owner_id, id, number, key, ext, first, last, name, email, phone)
+     from json_to_recordset($3::text::json)
+       as v(bot_id uuid, owner_id uuid, id uuid, number int8, key text, ext text, first text, last text, name text, email text, phone text)
      on conflict (bot_id, contact_key) do update set
        external_user_id = coalesce(excluded.external_user_id, contacts.external_user_id),
        first_name = coalesce(excluded.first_name, contacts.first_name),
@@ -285,9 +297,6 @@ const UPSERT_CONTACTS = `insert into contacts (id, bot_id, owner_id, number, con
        phone = coalesce(excluded.phone, contacts.phone),
        updated_at = now()
      returning ${CONTACT_COLUMNS}`;
-const contactParams = (rows: ContactWrite[]) => [rows.map((r) => r.id), rows.map((r) => r.number), rows.map((r) => r.key),
-  rows.map((r) => r.externalUserId), rows.map((r) => r.firstName), rows.map((r) => r.lastName), rows.map((r) => r.name),
-  rows.map((r) => r.email), rows.map((r) => r.phone)];
 
 /**
  * Written with their activity already counted: an update right after the insert would write
@@ -295,44 +304,30 @@ const contactParams = (rows: ContactWrite[]) => [rows.map((r) => r.id), rows.map
  */
 const INSERT_CONVERSATIONS = `insert into conversations as c (id, bot_id, owner_id, number, chat_id, channel, contact_id, message_count, last_message_id, last_message_at)
      select v.id, v.bot_id, v.owner_id, v.number, v.chat_id, v.channel, v.contact_id, v.message_count, v.last_message_id, greatest(now(), v.latest_at)
-     from unnest($17::uuid[], $18::uuid[], $19::uuid[], $20::int8[], $21::text[], $22::text[], $23::uuid[], $24::int4[], $25::uuid[], $26::timestamptz[])
-       as v(bot_id, owner_id, id, number, chat_id, channel, contact_id, message_count, last_message_id, latest_at)
+     from json_to_recordset($4::text::json) as v(bot_id uuid, owner_id uuid, id uuid, number int8, chat_id text, channel text, contact_id uuid,
+       message_count int4, last_message_id uuid, latest_at timestamptz)
      returning ${CONVERSATION_COLUMNS}`;
-const conversationParams = (rows: ConversationWrite[]) => [rows.map((r) => r.id), rows.map((r) => r.number), rows.map((r) => r.chatId),
-  rows.map((r) => r.channel), rows.map((r) => r.contactId), rows.map((r) => r.messageCount), rows.map((r) => r.lastMessageId),
-  rows.map((r) => r.latestAt.toISOString())];
 
 const INSERT_MESSAGES = `insert into messages as m (id, bot_id, owner_id, conversation_id, message_id, direction, sender, contact_id, from_id, text,
                                 metadata, client_message_id, created_at, attachments)
-     select v.id, v.bot_id, v.owner_id, v.conversation_id, v.message_id, 'in', 'user', v.contact_id, v.from_id, v.text,
-            v.metadata::jsonb, v.client_message_id, v.created_at, v.attachments::jsonb
-     from (select v.bot_id, v.owner_id, v.id, v.conversation_id, v.message_id + s.messages as message_id, v.contact_id, v.from_id, v.text, v.metadata,
-                  v.client_message_id, v.created_at, v.attachments
-           from unnest($27::uuid[], $28::uuid[], $29::uuid[], $30::uuid[], $31::int8[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[],
-                       $37::timestamptz[], $38::text[])
-             as v(bot_id, owner_id, id, conversation_id, message_id, contact_id, from_id, text, metadata, client_message_id, created_at, attachments)
-           join counters s on s.id = v.bot_id) v`;
-const messageParams = (rows: IncomingMessageWrite[]) => [rows.map((r) => r.id), rows.map((r) => r.conversationId), rows.map((r) => r.messageId),
-  rows.map((r) => r.contactId), rows.map((r) => r.fromId), rows.map((r) => r.text), rows.map((r) => r.metadata),
-  rows.map((r) => r.clientMessageId), rows.map((r) => r.createdAt.toISOString()), rows.map((r) => r.attachments)];
+     select v.id, v.bot_id, v.owner_id, v.conversation_id, v.message_id + s.messages, 'in', 'user', v.contact_id, v.from_id, v.text,
+            v.metadata, v.client_message_id, v.created_at, v.attachments
+     from json_to_recordset($5::text::json) as v(bot_id uuid, owner_id uuid, id uuid, conversation_id uuid, message_id int8, contact_id uuid,
+       from_id text, text text, metadata jsonb, client_message_id text, created_at timestamptz, attachments jsonb)
+     join counters s on s.id = v.bot_id`;
 
-/**
- * One update per known conversation for the whole batch; an incoming message reopens one
- * (core/records.ts REOPENED_BY_INCOMING). The `= any($48)` gives the planner the primary key
- * even without statistics (PGlite has none: it hash-joined every conversation of every bot).
- */
+/** One update per known conversation for the whole batch; an incoming message reopens one (core/records.ts REOPENED_BY_INCOMING). */
 const TOUCH_CONVERSATIONS = `update conversations c set message_count = c.message_count + v.added, last_message_id = v.last_message_id,
        last_message_at = greatest(c.last_message_at, v.latest_at),
-       status = case when c.status::text = any($53::text[]) then 'open' else c.status end,
+       status = case when c.status::text = any($9::text[]) then 'open' else c.status end,
        contact_id = coalesce(c.contact_id, v.contact_id), updated_at = now()
-     from unnest($48::uuid[], $49::int4[], $50::uuid[], $51::timestamptz[], $52::uuid[]) as v(id, added, last_message_id, latest_at, contact_id)
-     where c.id = v.id and c.id = any($48::uuid[])
+     from json_to_recordset($7::text::json) as v(id uuid, added int4, last_message_id uuid, latest_at timestamptz, contact_id uuid)
+     where c.id = v.id and c.id = any($8::uuid[])
      returning ${CONVERSATION_COLUMNS}`;
 /** The report's first incoming message of a touched conversation, when the batch's is earlier (sql/260: the trigger leaves it to us). */
-const REPORT_FIRST_IN = `update report_conversations r set first_in_at = v.first_in from unnest($48::uuid[], $54::timestamptz[]) as v(id, first_in)
-     where r.conversation_id = v.id and r.conversation_id = any($48::uuid[]) and (r.first_in_at is null or v.first_in < r.first_in_at)`;
-const touchParams = (rows: ConversationTouch[]) => [rows.map((r) => r.id), rows.map((r) => r.added), rows.map((r) => r.lastMessageId),
-  rows.map((r) => r.latestAt.toISOString()), rows.map((r) => r.contactId), REOPENED_BY_INCOMING, rows.map((r) => r.earliestAt.toISOString())];
+const REPORT_FIRST_IN = `update report_conversations r set first_in_at = v.earliest_at
+     from json_to_recordset($7::text::json) as v(id uuid, earliest_at timestamptz)
+     where r.conversation_id = v.id and r.conversation_id = any($8::uuid[]) and (r.first_in_at is null or v.earliest_at < r.first_in_at)`;
 
 /**
  * Incoming messages' updates name their message (sql/310): a moved batch's update_id moves, and
@@ -340,27 +335,26 @@ const touchParams = (rows: ConversationTouch[]) => [rows.map((r) => r.id), rows.
  */
 const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, message_ref)
      select v.bot_id, v.update_id + s.updates, v.message_ref
-     from unnest($39::uuid[], $40::int8[], $41::uuid[]) as v(bot_id, update_id, message_ref) join counters s on s.id = v.bot_id`;
+     from json_to_recordset($6::text::json) as v(bot_id uuid, update_id int8, message_ref uuid) join counters s on s.id = v.bot_id`;
 
 // Reports (sql/220): what the triggers on conversations and messages would write for this
 // batch, written here instead (sql/260): its messages are all incoming and public, so a new
 // conversation's report row starts with its first incoming message (one insert, where the
 // triggers made an insert and an update), and the quarter counts are one upsert per channel
-// and quarter. $42: each new conversation's earliest message (as $19), $43: each message's
-// channel (as $29).
+// and quarter.
 const INSERT_REPORT_CONVERSATIONS = `insert into report_conversations (conversation_id, bot_id, channel, created_at, first_in_at)
-     select c.id, c.bot_id, c.channel, c.created_at, v.first_in
-     from created c join unnest($19::uuid[], $42::timestamptz[]) as v(id, first_in) on v.id = c.id`;
+     select c.id, c.bot_id, c.channel, c.created_at, v.earliest_at
+     from created c join json_to_recordset($4::text::json) as v(id uuid, earliest_at timestamptz) on v.id = c.id`;
 const COUNT_REPORT_QUARTERS = `insert into report_incoming_quarters as q (bot_id, channel, quarter, incoming)
      select v.bot_id, v.channel, date_bin('15 minutes', v.created_at, timestamptz '2001-01-01 00:00:00+00'), count(*)
-     from unnest($27::uuid[], $43::text[], $37::timestamptz[]) as v(bot_id, channel, created_at)
+     from json_to_recordset($5::text::json) as v(bot_id uuid, channel text, created_at timestamptz)
      group by 1, 2, 3
      on conflict (bot_id, quarter, channel) do update set incoming = q.incoming + excluded.incoming`;
 /** Tells the report triggers this transaction wrote its roll-up (they return at once); read by the outer select, so it runs. */
 const ROLLUP_WRITTEN = `select set_config('botinbox.report_rollup', 'written', true) as flag`;
 
 /** The parts every batch writes, and what the statement answers. */
-const WRITE_ALWAYS = `held as (${plannedStateHolds(PLANNED_FROM_PARAM)}), counters as (${UPDATE_COUNTERS}), inserted as (${INSERT_MESSAGES}
+const WRITE_ALWAYS = `held as (${plannedStateHolds(10, 11)}), counters as (${UPDATE_COUNTERS}), inserted as (${INSERT_MESSAGES}
      ), touched as (${TOUCH_CONVERSATIONS}), queued as (${INSERT_OUTBOX}), reported_first as (${REPORT_FIRST_IN}
      ), counted as (${COUNT_REPORT_QUARTERS}), rolled_up as (${ROLLUP_WRITTEN})`;
 const ANSWER = (created: string) => `select ${created}, (select json_agg(t) from touched t) as touched,
@@ -379,15 +373,5 @@ const WRITE_CREATING = `with ${WRITE_ALWAYS}, upserted as (${UPSERT_CONTACTS}), 
  * parameters: the ones only the creating parts use are declared in a part that never runs, so
  * that PostgreSQL knows their types.
  */
-const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (${declareParameters(
-  [UPSERT_CONTACTS, INSERT_CONVERSATIONS, INSERT_REPORT_CONVERSATIONS], [WRITE_ALWAYS],
-)})
+const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (select $3::text, $4::text)
      ${ANSWER("null::json as contacts, null::json as conversations")}`;
-
-/** `select $n::type, …` for each parameter cast in `parts` and absent from `rest`, in order. */
-function declareParameters(parts: string[], rest: string[]): string {
-  const casts = (texts: string[]) => new Map(texts.flatMap((t) => [...t.matchAll(/\$(\d+)::([\w\[\]]+)/g)].map((m) => [Number(m[1]), m[2]!] as const)));
-  const used = casts(rest);
-  const declared = [...casts(parts)].filter(([n]) => !used.has(n)).sort(([a], [b]) => a - b);
-  return `select ${declared.map(([n, type]) => `$${n}::${type}`).join(", ")}`;
-}

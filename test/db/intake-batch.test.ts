@@ -175,7 +175,7 @@ test("a batch's write stores contact, conversation, message and outbox row, and 
     counters: { last_message_id: 1, last_update_id: 1, last_conversation_number: 1, last_contact_number: 1 },
     contacts: [{ id: contactId, number: 1, key: "ext:42", externalUserId: "42", firstName: "Ada", lastName: null, name: null, email: null, phone: null }],
     conversations: [{ id: conversationId, number: 1, chatId: "chat-1", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
-    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: "42", text: "hello", metadata: "{}", clientMessageId: "c1", createdAt: at, attachments: "[]", channel: "api" }],
+    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: "42", text: "hello", metadata: {}, clientMessageId: "c1", createdAt: at, attachments: [], channel: "api" }],
     outbox: [{ updateId: 1, messageRef: messageId }],
   }]));
   expect(written.contacts.map((c) => [c.id, c.first_name, c.created_at instanceof Date])).toEqual([[contactId, "Ada", true]]);
@@ -200,8 +200,8 @@ test("a batch planned from state that changed writes nothing: the touch, the mes
   const [contactId, conversationId] = [newRowId(), newRowId()];
   const at = new Date();
   const message = (n: number) => ({
-    id: newRowId(), conversationId, messageId: n, contactId, fromId: null, text: `m${n}`, metadata: "{}", clientMessageId: null, createdAt: at,
-    attachments: "[]", channel: "api",
+    id: newRowId(), conversationId, messageId: n, contactId, fromId: null, text: `m${n}`, metadata: {}, clientMessageId: null, createdAt: at,
+    attachments: [], channel: "api",
   });
   const first = message(1);
   const created = await db.transaction((tx) => writeIncomingBatch(tx, [{
@@ -242,8 +242,8 @@ test("a batch writes its report roll-up once: first incoming message and per-qua
   // Client times out of order, across two quarter hours: 10:20 (web), 10:05 (web), 10:10 (api).
   const at = (minute: number) => new Date(Date.UTC(2026, 2, 2, 10, minute, 30));
   const message = (conversationId: string, n: number, createdAt: Date, channel: string) => ({
-    id: newRowId(), conversationId, messageId: n, contactId, fromId: null, text: `m${n}`, metadata: "{}", clientMessageId: null, createdAt,
-    attachments: "[]", channel,
+    id: newRowId(), conversationId, messageId: n, contactId, fromId: null, text: `m${n}`, metadata: {}, clientMessageId: null, createdAt,
+    attachments: [], channel,
   });
   const first = [message(webChat, 1, at(20), "web"), message(webChat, 2, at(5), "web"), message(apiChat, 3, at(10), "api")];
   await db.transaction((tx) => writeIncomingBatch(tx, [{
@@ -304,7 +304,7 @@ test("one write carries several bots' batches: each bot gets its own contact, co
       counters: { last_message_id: n, last_update_id: n, last_conversation_number: 1, last_contact_number: 1 },
       contacts: [{ id: contactId, number: 1, key: "ext:1", externalUserId: "1", firstName: `bot${n}`, lastName: null, name: null, email: null, phone: null }],
       conversations: [{ id: conversationId, number: 1, chatId: "same-chat", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
-      messages: [{ id: messageId, conversationId, messageId: n, contactId, fromId: "1", text: `to bot ${n}`, metadata: "{}", clientMessageId: "c", createdAt: at, attachments: "[]", channel: "api" }],
+      messages: [{ id: messageId, conversationId, messageId: n, contactId, fromId: "1", text: `to bot ${n}`, metadata: {}, clientMessageId: "c", createdAt: at, attachments: [], channel: "api" }],
       outbox: [{ updateId: n, messageRef: messageId }],
     };
   };
@@ -338,7 +338,7 @@ test("a batch planned from counters another writer has moved since is numbered a
     counters: { last_message_id: 1, last_update_id: 1, last_conversation_number: 1, last_contact_number: 1 },
     contacts: [{ id: contactId, number: 1, key: "k", externalUserId: null, firstName: null, lastName: null, name: null, email: null, phone: null }],
     conversations: [{ id: conversationId, number: 1, chatId: "c", channel: "api", contactId, messageCount: 1, lastMessageId: messageId, latestAt: at, earliestAt: at }],
-    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: null, text: "hi", metadata: "{}", clientMessageId: null, createdAt: at, attachments: "[]", channel: "api" }],
+    messages: [{ id: messageId, conversationId, messageId: 1, contactId, fromId: null, text: "hi", metadata: {}, clientMessageId: null, createdAt: at, attachments: [], channel: "api" }],
     outbox: [{ updateId: 1, messageRef: messageId }],
   }]));
   expect(written.shifts.get(bot.id)).toEqual({ messages: 3, updates: 2 });
