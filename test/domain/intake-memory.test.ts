@@ -165,6 +165,30 @@ describe("a chat's next message, planned from memory", () => {
     await send(bot, "c1", "twice", "k-2");
     expect(since(before).committed).toBe(1);
   });
+
+  test("text, metadata and a sender that need escaping are stored as sent, and the chat's next message is still planned from memory", async () => {
+    const bot = await createTestBot(client, owner, "escaping");
+    const text = `He said "hi" \\ then {"a":[1,"b"]}\n\ttabbed 'quoted' — naïve 日本語 🙂 \\u0041`;
+    const metadata = { note: `"quoted" \\ back\nslash`, nested: { list: [1, "two", null, { deep: "🙂" }] }, empty: "" };
+    const user = { id: `u "1" \\ 🙂`, first_name: `Zoë "Z"`, last_name: `O'Brien \\ Jr.` };
+    const first = await client.post("/api/messages", { bot_id: bot.id, chat_id: `chat "1" \\ 🙂`, text, metadata, user });
+    expect(first.status).toBe(200);
+    const before = { ...committer().fromMemory };
+    const second = await client.post("/api/messages", { bot_id: bot.id, chat_id: `chat "1" \\ 🙂`, text: `${text} again`, user });
+    expect(second.status).toBe(200);
+    // The check compared the remembered sender and chat with the stored rows and found them equal.
+    expect(since(before)).toEqual({ committed: 1, refused: 0 });
+
+    const rows = await client.platform.db.query<{ text: string; metadata: Record<string, unknown> }>(
+      `select text, metadata from messages where bot_id = $1 and direction = 'in' order by message_id`, [bot.id]);
+    expect(rows.map((r) => r.text)).toEqual([text, `${text} again`]);
+    expect(rows[0]!.metadata).toEqual(metadata);
+    const [contact] = await client.platform.db.query<{ external_user_id: string; first_name: string; last_name: string }>(
+      `select external_user_id, first_name, last_name from contacts where bot_id = $1`, [bot.id]);
+    expect(contact).toEqual({ external_user_id: user.id, first_name: user.first_name, last_name: user.last_name });
+    const got = (await updates(bot)).filter((u) => u.message).map((u) => [u.message.text, u.message.chat.id, u.message.from.first_name]);
+    expect(got).toEqual([[text, `chat "1" \\ 🙂`, user.first_name], [`${text} again`, `chat "1" \\ 🙂`, user.first_name]]);
+  });
 });
 
 const input = (row: IncomingInput["bot"], chatId: string, text: string, clientMessageId: string | null = null): IncomingInput => ({
