@@ -18,7 +18,7 @@ import {
   findConversationsByIds, findIntakeState, lockBots, writeIncomingBatch,
   type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot, type IncomingBatchWritten,
 } from "../db/intake.ts";
-import { keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
+import { KEPT_PLANS, keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
 import { isStaleIntakePlan, type PlannedFrom } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
 import { json } from "../db/driver.ts";
@@ -250,17 +250,16 @@ export class IntakeCommitter {
   private async transaction(batches: Handed[], writesSent: () => void): Promise<(Committed | Error)[]> {
     const { db } = this.deps;
     const keys = lookupKeys(batches);
-    // Every statement on kept plans once the statistics allow it (PostgreSQL only), else from the
-    // writes on (both drivers keep statements by text; on PGlite the log append behind them too,
-    // probing its primary keys). Either way the settings travel with the look-ups: sent behind
-    // them, PostgreSQL runs them (0.09 ms) while we plan the writes, instead of before the writes.
+    // Every statement on kept plans once the statistics allow it (PostgreSQL only: the settings
+    // go with BEGIN), else from the writes on (both drivers keep statements by text; on PGlite the
+    // log append behind them too, probing its primary keys): then the settings travel with the
+    // look-ups, sent behind them, and PostgreSQL runs them (0.09 ms) while we plan the writes.
     const keptFromTheStart = await this.lookupPlans.allowed();
     const keptFromTheWrites = !keptFromTheStart;
     return db.transactionCommitBehind(async (tx) => {
       // The look-ups (one statement) run after the locks are granted (one connection runs them in
       // order), so they see everything committed before: one round trip for both.
-      const [, locked, found] = await inOrder(db, [
-        () => keptFromTheStart ? keepOnePlanPerStatement(tx) : Promise.resolve(),
+      const [locked, found] = await inOrder(db, [
         () => lockBots(tx, batches.map((b) => b.bot.id)),
         () => findIntakeState(tx, keys.clientIds, keys.senders, keys.chats),
         () => keptFromTheWrites ? keepOnePlanPerStatement(tx) : Promise.resolve(),
@@ -275,7 +274,7 @@ export class IntakeCommitter {
       const twinChats = found.twins.map((t) => t.conversation_id).filter((id) => !conversations.has(id));
       for (const c of await findConversationsByIds(tx, [...new Set(twinChats)])) conversations.set(c.id, c);
       return this.sendWrites(tx, batches, plans, { conversations, contacts }, writesSent);
-    });
+    }, keptFromTheStart ? KEPT_PLANS : undefined);
   }
 
   /**
@@ -292,13 +291,13 @@ export class IntakeCommitter {
       contacts: remembered.flatMap((r) => r.found.contacts),
     };
     return db.transactionCommitBehind(async (tx) => {
-      const locked = inOrder(db, [() => keepOnePlanPerStatement(tx), () => lockBots(tx, batches.map((b) => b.bot.id))] as const);
+      const locked = lockBots(tx, batches.map((b) => b.bot.id));
       // PGlite runs statements in the order they are issued, one at a time: the writes wait for the
       // lock's answer there (nothing to pipeline).
       if (db.kind !== "postgres") await locked;
       const stored = { conversations: new Map(planned.conversations.map((c) => [c.id, c])), contacts: new Map(planned.contacts.map((c) => [c.id, c])) };
       return this.sendWrites(tx, batches, remembered.map((r) => r.plan), stored, writesSent, { before: locked, planned });
-    });
+    }, KEPT_PLANS);
   }
 
   /**

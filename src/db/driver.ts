@@ -19,7 +19,7 @@ export interface Db extends Queryable {
    * back as `last`: COMMIT follows them at once (PostgreSQL: written together, one round trip
    * fewer) and the result is theirs. If any of them fails, nothing is committed and it throws.
    */
-  transactionCommitBehind<T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>): Promise<T>;
+  transactionCommitBehind<T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>, settings?: TransactionSettings): Promise<T>;
   /** Answers quickly whether the database is reachable (for /readyz). */
   ping(): Promise<boolean>;
   /**
@@ -33,6 +33,23 @@ export interface Db extends Queryable {
    */
   reopen?(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Settings for the rest of a transaction (SET LOCAL), made before its first statement. On
+ * PostgreSQL they travel in BEGIN's own message (`begin; set local …`): a SET is parsed, never
+ * planned, so they cost no statement of their own (docs/decisions.md round 23).
+ */
+export type TransactionSettings = readonly (readonly [name: string, value: string])[];
+
+/** A setting's name and value as SET takes them unquoted: ours are constants, anything else is refused. */
+const PLAIN_SETTING = /^[a-z_]+$/;
+/** `set local name = value` for each setting, refused unless every name and value is plain. */
+export function setLocal(settings: TransactionSettings): string[] {
+  return settings.map(([name, value]) => {
+    if (!PLAIN_SETTING.test(name) || !PLAIN_SETTING.test(value)) throw new Error(`not a plain setting: ${name} = ${value}`);
+    return `set local ${name} = ${value}`;
+  });
 }
 
 /** Serialises a value for a `$n::text::jsonb` parameter. */

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import type { Db, Queryable } from "./driver.ts";
+import { setLocal, type Db, type Queryable, type TransactionSettings } from "./driver.ts";
 
 /** Connections per process: Postgres handles ~100 in total; several processes share them. */
 const POOL_SIZE = 10;
@@ -119,18 +119,20 @@ export async function openPostgres(url: string): Promise<Db> {
    * answer). `commit` sends COMMIT unless the deadline has passed (then the work rolls back:
    * the caller has already been told it failed).
    */
-  const inReservedTransaction = <T>(run: (tx: Queryable, commit: () => Promise<void>) => Promise<T>): Promise<T> => {
+  const inReservedTransaction = <T>(run: (tx: Queryable, commit: () => Promise<void>) => Promise<T>, settings: TransactionSettings = []): Promise<T> => {
     let abandoned = false;
     const work = (async () => {
+      const begin = ["begin", ...setLocal(settings)].join("; ");
       const conn = await sql.reserve();
       try {
         if (abandoned) throw new DatabaseTimeout();
-        const begin = conn.unsafe("begin").execute();
+        // Without parameters postgres.js sends it as one simple query: BEGIN and its settings in one message.
+        const began = conn.unsafe(begin).execute();
         const commit = async () => {
           if (abandoned) throw new DatabaseTimeout();
           await conn.unsafe("commit").execute();
         };
-        const [, result] = await Promise.all([begin, run(inTransaction(conn, () => abandoned), commit)]);
+        const [, result] = await Promise.all([began, run(inTransaction(conn, () => abandoned), commit)]);
         return result;
       } catch (err) {
         // Also after a failed BEGIN or a broken connection: then it fails too, and the pool replaces it.
@@ -165,13 +167,13 @@ export async function openPostgres(url: string): Promise<Db> {
         return result;
       });
     },
-    transactionCommitBehind(fn) {
+    transactionCommitBehind(fn, settings) {
       return inReservedTransaction(async (tx, commit) => {
         const { last } = await fn(tx);
         // Both settle before we answer; a failed statement turns COMMIT into a rollback.
         const [result] = await Promise.all([last, commit()]);
         return result;
-      });
+      }, settings);
     },
     async ping() {
       const q = sql.unsafe("select 1");

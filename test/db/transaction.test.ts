@@ -1,6 +1,7 @@
 // db.transaction: every statement of fn runs in ONE transaction, from the first (the driver
 // may pipeline BEGIN with it) to the last, and a throw undoes them all.
 import { expect, test } from "bun:test";
+import type { Queryable } from "../../src/db/driver.ts";
 import { sharedDb } from "../support/harness.ts";
 
 test("the first statement of a transaction already runs inside it, and all share one transaction", async () => {
@@ -34,4 +35,25 @@ test("a throw rolls back every statement, the first one included", async () => {
   } finally {
     await db.exec(`drop table ${name}`);
   }
+});
+
+test("settings given to a transaction hold for its every statement, the first included, and end with it", async () => {
+  const db = await sharedDb();
+  const setting = (q: Queryable) =>
+    q.query<{ mode: string; seqscan: string }>(`select current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') as seqscan`);
+  const [defaults] = await setting(db);
+  expect(defaults).not.toEqual({ mode: "force_generic_plan", seqscan: "off" });
+  const inside = await db.transactionCommitBehind(async (tx) => {
+    const first = setting(tx);
+    return { last: Promise.all([first, setting(tx)]) };
+  }, [["plan_cache_mode", "force_generic_plan"], ["enable_seqscan", "off"]]);
+  expect(inside.map((rows) => rows[0])).toEqual([
+    { mode: "force_generic_plan", seqscan: "off" },
+    { mode: "force_generic_plan", seqscan: "off" },
+  ]);
+  // Local to the transaction: the next one on the same connections has the defaults.
+  const after = await db.transactionCommitBehind(async (tx) => ({ last: setting(tx) }));
+  expect(after[0]).toEqual(defaults);
+  // Names and values go into BEGIN's text: anything but a plain word is refused before a byte is sent.
+  await expect(db.transactionCommitBehind(async (tx) => ({ last: setting(tx) }), [["enable_seqscan", "off; drop table bots"]])).rejects.toThrow("not a plain setting");
 });

@@ -231,7 +231,10 @@ test("a remembered chat's message is not looked up; on PostgreSQL it is one roun
 
 /** The order of the settings, the lock and the write among the statements sent. */
 function orderOf(events: string[]): string {
-  const parts = [["settings", "select set_config('plan_cache_"], ["lock", "select id, last_message_id, la"], ["write", "with held as (select intake_plan_"]] as const;
+  const parts = [
+    ["settings", "select set_config('plan_cache_"], ["settings", "begin; set local plan_cache_mode"], ["lock", "select id, last_message_id, la"],
+    ["write", "with held as (select intake_plan_"],
+  ] as const;
   return parts.map(([name, start]) => [name, events.findIndex((e) => e.startsWith(start))] as const)
     .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
 }

@@ -238,7 +238,10 @@ describe("group commit", () => {
 
   /** The order of the lock, the look-ups, the settings and the write among the statements sent. */
   function orderOf(sent: string[]): string {
-    const parts = [["lock", "select id, last_message_id"], ["look-ups", "select (select json_agg(t)"], ["settings", "select set_config('plan_cache_mode'"], ["write", "with held as"]] as const;
+    const parts = [
+      ["lock", "select id, last_message_id"], ["look-ups", "select (select json_agg(t)"], ["settings", "select set_config('plan_cache_mode'"],
+      ["settings", "begin; set local plan_cache_mode"], ["write", "with held as"],
+    ] as const;
     return parts.map(([name, start]) => [name, sent.findIndex((text) => text.startsWith(start))] as const)
       .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
   }

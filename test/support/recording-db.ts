@@ -1,11 +1,11 @@
 // A database whose transactions' statements are recorded as they go out and as their answers
 // come back: what tests of the group commit read the order of its round trips from.
-import type { Db, Queryable } from "../../src/db/driver.ts";
+import { setLocal, type Db, type Queryable, type TransactionSettings } from "../../src/db/driver.ts";
 
 /**
  * `db`, except that each statement of its transactions (transactionCommitBehind) is pushed to
  * `events` when sent (its first 40 characters) and again as "answered: <same>" when its answer
- * is back.
+ * is back. Settings made with the transaction's BEGIN come first, as `begin; set local …`.
  */
 export function recordingStatements(db: Db, events: string[]): Db {
   return new Proxy(db, {
@@ -18,7 +18,10 @@ export function recordingStatements(db: Db, events: string[]): Db {
           events.push(`answered: ${start}`);
           return rows;
         };
-        return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>) => target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }));
+        return <T>(fn: (tx: Queryable) => Promise<{ last: Promise<T> }>, settings?: TransactionSettings) => {
+          if (settings?.length) events.push(["begin", ...setLocal(settings)].join("; ").slice(0, 40));
+          return target.transactionCommitBehind((tx) => fn({ ...tx, query: query(tx) }), settings);
+        };
       }
       const value = Reflect.get(target, key);
       return typeof value === "function" ? value.bind(target) : value;
