@@ -227,7 +227,7 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
       json(bots.flatMap((b) => b.messages.map((r) => ({
         bot_id: b.botId, owner_id: b.ownerId, id: r.id, conversation_id: r.conversationId, message_id: r.messageId, contact_id: r.contactId,
         from_id: r.fromId, text: r.text, metadata: r.metadata, client_message_id: r.clientMessageId, created_at: r.createdAt,
-        attachments: r.attachments, channel: r.channel,
+        attachments: r.attachments,
       })))),
       json(bots.flatMap((b) => b.outbox.map((r) => ({ bot_id: b.botId, update_id: r.updateId, message_ref: r.messageRef })))),
       json(touches.map((r) => ({
@@ -236,6 +236,7 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
       touches.map((r) => r.id),
       REOPENED_BY_INCOMING,
       ...plannedStateParams(planned),
+      json(incomingQuarters(bots)),
     ],
   );
   const row = rows[0];
@@ -245,6 +246,28 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
     touched: (row?.touched ?? []).map(reviveConversation),
     shifts: new Map((row?.shifts ?? []).map(([botId, messages, updates]) => [botId, { messages: Number(messages), updates: Number(updates) }])),
   };
+}
+
+/** Why: the reports count incoming messages per 15 minutes (sql/220: date_bin's origin, 2001-01-01 UTC, is a multiple of it since 1970). */
+const QUARTER_MS = 15 * 60 * 1000;
+
+/**
+ * The batch's incoming messages counted per bot, channel and quarter hour, as the report's
+ * upsert adds them: counted here, the statement parses the messages' JSON once (the insert),
+ * not a second time for three of its fields (a JSON text costs PostgreSQL per row and per parse).
+ */
+function incomingQuarters(bots: BotBatchWrite[]): { bot_id: string; channel: string; quarter: Date; incoming: number }[] {
+  const counts = new Map<string, { bot_id: string; channel: string; quarter: Date; incoming: number }>();
+  for (const b of bots) {
+    for (const m of b.messages) {
+      const quarter = Math.floor(m.createdAt.getTime() / QUARTER_MS) * QUARTER_MS;
+      const key = `${b.botId}\n${m.channel}\n${quarter}`;
+      const counted = counts.get(key);
+      if (counted) counted.incoming++;
+      else counts.set(key, { bot_id: b.botId, channel: m.channel, quarter: new Date(quarter), incoming: 1 });
+    }
+  }
+  return [...counts.values()];
 }
 
 /** A row as json_agg renders it: timestamps are ISO strings. */
@@ -266,7 +289,8 @@ const reviveConversation = (c: Json<DbConversation>): DbConversation => ({
 // process's samples under load, docs/decisions.md round 23). $1 the bots' counters (after the
 // batch, and the ones it continued from), $2 the bots' ids, $3 contacts, $4 new conversations,
 // $5 messages, $6 outbox rows, $7 touches of known conversations, $8 their ids, $9 the statuses
-// an incoming message reopens, $10 and $11 what a plan from memory assumed (db/intake-guard.ts).
+// an incoming message reopens, $10 and $11 what a plan from memory assumed (db/intake-guard.ts),
+// $12 the incoming counts per bot, channel and quarter hour (incomingQuarters).
 // The ids travel as arrays too: `= any($2)` and `= any($8)` give the planner the primary key
 // even without statistics (PGlite has none: it hash-joined every conversation of every bot).
 
@@ -341,14 +365,13 @@ const INSERT_OUTBOX = `insert into outbox (bot_id, update_id, message_ref)
 // batch, written here instead (sql/260): its messages are all incoming and public, so a new
 // conversation's report row starts with its first incoming message (one insert, where the
 // triggers made an insert and an update), and the quarter counts are one upsert per channel
-// and quarter.
+// and quarter, counted by incomingQuarters.
 const INSERT_REPORT_CONVERSATIONS = `insert into report_conversations (conversation_id, bot_id, channel, created_at, first_in_at)
      select c.id, c.bot_id, c.channel, c.created_at, v.earliest_at
      from created c join json_to_recordset($4::text::json) as v(id uuid, earliest_at timestamptz) on v.id = c.id`;
 const COUNT_REPORT_QUARTERS = `insert into report_incoming_quarters as q (bot_id, channel, quarter, incoming)
-     select v.bot_id, v.channel, date_bin('15 minutes', v.created_at, timestamptz '2001-01-01 00:00:00+00'), count(*)
-     from json_to_recordset($5::text::json) as v(bot_id uuid, channel text, created_at timestamptz)
-     group by 1, 2, 3
+     select v.bot_id, v.channel, v.quarter, v.incoming
+     from json_to_recordset($12::text::json) as v(bot_id uuid, channel text, quarter timestamptz, incoming int4)
      on conflict (bot_id, quarter, channel) do update set incoming = q.incoming + excluded.incoming`;
 /** Tells the report triggers this transaction wrote its roll-up (they return at once); read by the outer select, so it runs. */
 const ROLLUP_WRITTEN = `select set_config('botinbox.report_rollup', 'written', true) as flag`;
