@@ -1,7 +1,8 @@
 // The SQL layer's one interface. Both drivers speak the same Postgres SQL with $n
 // placeholders; query functions in src/db never know which driver they have.
 // Conventions that keep both drivers identical:
-//   - JSON parameters are passed as strings and cast with `$n::text::jsonb`;
+//   - JSON parameters are passed as strings and cast with `$n::text::jsonb` (or `::json` for a
+//     set of rows read once with json_to_recordset, db/intake.ts);
 //   - int8 columns come back as JS numbers (all our ids stay below 2^53).
 
 export interface Queryable {
