@@ -45,12 +45,24 @@ export type TransactionSettings = readonly (readonly [name: string, value: strin
 
 /** A setting's name and value as SET takes them unquoted: ours are constants, anything else is refused. */
 const PLAIN_SETTING = /^[a-z_]+$/;
+function plain(settings: TransactionSettings): TransactionSettings {
+  for (const [name, value] of settings) {
+    if (!PLAIN_SETTING.test(name) || !PLAIN_SETTING.test(value)) throw new Error(`not a plain setting: ${name} = ${value}`);
+  }
+  return settings;
+}
 /** `set local name = value` for each setting, refused unless every name and value is plain. */
 export function setLocal(settings: TransactionSettings): string[] {
-  return settings.map(([name, value]) => {
-    if (!PLAIN_SETTING.test(name) || !PLAIN_SETTING.test(value)) throw new Error(`not a plain setting: ${name} = ${value}`);
-    return `set local ${name} = ${value}`;
-  });
+  return plain(settings).map(([name, value]) => `set local ${name} = ${value}`);
+}
+/**
+ * The same settings as one statement with parameters (`select set_config('name', $n, true), …`),
+ * which a driver prepares once: a statement without parameters would go out as a simple query,
+ * parsed and planned on every transaction. Refused unless every name and value is plain.
+ */
+export function setConfig(settings: TransactionSettings): { text: string; params: string[] } {
+  const calls = plain(settings).map(([name], i) => `set_config('${name}', $${i + 1}, true)`);
+  return { text: `select ${calls.join(", ")}`, params: settings.map(([, value]) => value) };
 }
 
 /** Serialises a value for a `$n::text::jsonb` parameter. */

@@ -2,7 +2,7 @@
 // settings that keep one plan per statement for the rest of a transaction, and whether the
 // look-ups' tables carry the statistics that make a kept plan of the look-ups safe
 // (actors/lookup-plan-gate.ts).
-import type { Queryable, TransactionSettings } from "./driver.ts";
+import { setConfig, type Queryable, type TransactionSettings } from "./driver.ts";
 
 /**
  * For the rest of the transaction, prepared statements run on the one plan kept per connection,
@@ -20,13 +20,14 @@ import type { Queryable, TransactionSettings } from "./driver.ts";
 export async function keepOnePlanPerStatement(db: Queryable): Promise<void> {
   // Parameters, so that postgres.js prepares it: a statement without any goes out as a simple
   // query, parsed and planned on every batch (0.11 ms of PostgreSQL time per transaction).
-  await db.query(`select set_config('plan_cache_mode', $1, true), set_config('enable_seqscan', $2, true)`, KEPT_PLANS.map(([, value]) => value));
+  await db.query(KEPT_PLANS_STATEMENT.text, KEPT_PLANS_STATEMENT.params);
 }
 /**
  * The same settings, for a transaction that keeps its plans from its first statement on
  * (Db.transactionCommitBehind sends them with BEGIN on PostgreSQL: no statement of their own).
  */
 export const KEPT_PLANS: TransactionSettings = [["plan_cache_mode", "force_generic_plan"], ["enable_seqscan", "off"]];
+const KEPT_PLANS_STATEMENT = setConfig(KEPT_PLANS);
 
 /** How much of the look-ups' tables ANALYZE has seen, in each table (the least of the three counts). */
 export interface AnalysedRows {

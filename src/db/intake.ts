@@ -396,5 +396,15 @@ const WRITE_CREATING = `with ${WRITE_ALWAYS}, upserted as (${UPSERT_CONTACTS}), 
  * parameters: the ones only the creating parts use are declared in a part that never runs, so
  * that PostgreSQL knows their types.
  */
-const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (select $3::text, $4::text)
+const WRITE_KNOWN = `with ${WRITE_ALWAYS}, unused as (${declareParameters(
+  [UPSERT_CONTACTS, INSERT_CONVERSATIONS, INSERT_REPORT_CONVERSATIONS], [WRITE_ALWAYS],
+)})
      ${ANSWER("null::json as contacts, null::json as conversations")}`;
+
+/** `select $n::type, …` for each parameter cast in `parts` and absent from `rest`, in order. */
+function declareParameters(parts: string[], rest: string[]): string {
+  const casts = (texts: string[]) => new Map(texts.flatMap((t) => [...t.matchAll(/\$(\d+)::([\w\[\]]+)/g)].map((m) => [Number(m[1]), m[2]!] as const)));
+  const used = casts(rest);
+  const declared = [...casts(parts)].filter(([n]) => !used.has(n)).sort(([a], [b]) => a - b);
+  return `select ${declared.map(([n, type]) => `$${n}::${type}`).join(", ")}`;
+}

@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { mkdirSync } from "node:fs";
-import { setLocal, type Db, type Queryable } from "./driver.ts";
+import { setConfig, type Db, type Queryable } from "./driver.ts";
 import { mappedFsBundle, releaseZeroPages } from "./pglite-memory.ts";
 import { KeptStatements, PLAN_EVERY_RUN } from "./pglite-statements.ts";
 
@@ -75,12 +75,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     async transactionCommitBehind(fn, settings = []) {
       // One connection, one statement at a time: nothing to pipeline. The settings as one kept
       // statement (a simple query's SETs would be parsed on every transaction), refused as on PostgreSQL.
-      setLocal(settings);
+      const configured = setConfig(settings);
       return pg.transaction((tx) => inTransaction(tx, async (kept) => {
-        if (settings.length) {
-          const calls = settings.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`);
-          await kept.query(`select ${calls.join(", ")}`, settings.flat());
-        }
+        if (settings.length) await kept.query(configured.text, configured.params);
         return (await fn(kept)).last;
       }));
     },
