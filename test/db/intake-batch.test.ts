@@ -10,7 +10,7 @@ import {
   findIntakeState, lockBots, writeIncomingBatch, type BotBatchWrite,
 } from "../../src/db/intake.ts";
 import { intakeTablesAnalyzed, keepOnePlanPerStatement } from "../../src/db/intake-plans.ts";
-import { isStaleIntakePlan } from "../../src/db/intake-guard.ts";
+import { isStaleIntakePlan, plannedStateHolds } from "../../src/db/intake-guard.ts";
 import { listBotOutboxUpTo } from "../../src/db/outbox.ts";
 import type { DbConversation } from "../../src/db/conversations.ts";
 import { sharedDb } from "../support/harness.ts";
@@ -108,6 +108,29 @@ for (const [shape, batch] of Object.entries(shapes)) {
     expect((await db.query<{ seqscan: string }>("select current_setting('enable_seqscan') as seqscan"))[0]!.seqscan).toBe("on");
   });
 }
+
+test("the check of a plan from memory probes each row it names by primary key, whatever the planner would rather join", async () => {
+  const db = await sharedDb();
+  // A join against the planned rows (the check's first text) was kept as a hash join over the
+  // whole primary-key index wherever a bot had a few hundred to a few thousand chats: each lone
+  // message's write read every conversation and contact (1.30 ms against 0.72 at 1,000 chats,
+  // docs/decisions.md round 24). Nested loops off stands in for such estimates.
+  const plan = await keptPlan(db, plannedStateHolds(1, 2), "'[]', '[]'", async (tx) => {
+    await keepOnePlanPerStatement(tx);
+    await tx.exec("set local enable_nestloop = off");
+  });
+  const lines = plan.split("\n");
+  const scans = lines.flatMap((line, i) => {
+    const scan = /Index (Only )?Scan using (conversations|contacts)_pkey on/.exec(line);
+    if (!scan) return [];
+    const depth = line.search(/\S/);
+    const below = lines.slice(i + 1).filter((_, j, rest) => rest.slice(0, j + 1).every((l) => l.search(/\S/) > depth));
+    return [{ table: scan[2], probe: below.some((l) => /Index Cond: \(id = e(_\d+)?\.id\)/.test(l)) }];
+  });
+  expect({ plan, scans, hashJoins: /Hash/.test(plan) }).toEqual({
+    plan, scans: [{ table: "conversations", probe: true }, { table: "contacts", probe: true }], hashJoins: false,
+  });
+});
 
 test("the plan kept for a batch's look-ups probes indexes, never scans a table", async () => {
   const db = await sharedDb();
