@@ -68,6 +68,20 @@ async function keptPlan(db: Db, text: string, args: string, keep: (tx: Queryable
   });
 }
 
+/**
+ * Each scan of `table`'s primary key in `plan` (EXPLAIN's text), and whether it is a probe: an
+ * `Index Cond` below it. An index scan without one reads the whole index.
+ */
+function primaryKeyScans(plan: string, table: string): { probe: boolean }[] {
+  const lines = plan.split("\n");
+  return lines.flatMap((line, i) => {
+    if (!new RegExp(`(Index (Only )?Scan using|Bitmap Index Scan on) ${table}_pkey\\b`).test(line)) return [];
+    const depth = line.search(/\S/);
+    const end = lines.findIndex((l, j) => j > i && l.search(/\S/) <= depth);
+    return [{ probe: lines.slice(i + 1, end < 0 ? undefined : end).some((l) => l.includes("Index Cond:")) }];
+  });
+}
+
 /** The plan PostgreSQL would settle on in auto mode after a few runs. */
 const genericPlan = (tx: Queryable) => tx.exec("set local plan_cache_mode = force_generic_plan");
 
@@ -86,8 +100,15 @@ for (const [shape, batch] of Object.entries(shapes)) {
     const plan = await keptPlan(db, text, Array.from({ length: params }, () => "'{}'").join(", "), async (tx) => {
       await keepOnePlanPerStatement(tx);
       mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
+      // Stands in for the estimates of a table of a few hundred rows, which favour a hash join
+      // over a whole index (the check of a plan from memory was kept so, docs/decisions.md round 24).
+      await tx.exec("set local enable_nestloop = off");
     });
-    const byKey = (table: string) => new RegExp(`(Index Scan using|Bitmap Index Scan on) ${table}_pkey\\b`).test(plan);
+    // Read at least once, and every time by probing its key.
+    const byKey = (table: string) => {
+      const scans = primaryKeyScans(plan, table);
+      return scans.length > 0 && scans.every((scan) => scan.probe);
+    };
     const seen = {
       inserts: { messages: plan.includes("Insert on messages"), conversations: /Insert on conversations\b/.test(plan), contacts: /Insert on contacts\b/.test(plan) },
       // The touch of known conversations and their report rows; the check of a plan from memory (conversations and contacts).
@@ -119,16 +140,9 @@ test("the check of a plan from memory probes each row it names by primary key, w
     await keepOnePlanPerStatement(tx);
     await tx.exec("set local enable_nestloop = off");
   });
-  const lines = plan.split("\n");
-  const scans = lines.flatMap((line, i) => {
-    const scan = /Index (Only )?Scan using (conversations|contacts)_pkey on/.exec(line);
-    if (!scan) return [];
-    const depth = line.search(/\S/);
-    const below = lines.slice(i + 1).filter((_, j, rest) => rest.slice(0, j + 1).every((l) => l.search(/\S/) > depth));
-    return [{ table: scan[2], probe: below.some((l) => /Index Cond: \(id = e(_\d+)?\.id\)/.test(l)) }];
-  });
+  const scans = { conversations: primaryKeyScans(plan, "conversations"), contacts: primaryKeyScans(plan, "contacts") };
   expect({ plan, scans, hashJoins: /Hash/.test(plan) }).toEqual({
-    plan, scans: [{ table: "conversations", probe: true }, { table: "contacts", probe: true }], hashJoins: false,
+    plan, scans: { conversations: [{ probe: true }], contacts: [{ probe: true }] }, hashJoins: false,
   });
 });
 
