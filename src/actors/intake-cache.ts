@@ -4,7 +4,7 @@
 // look-ups: behind a check instead (on PostgreSQL in one round trip, the writes and COMMIT sent
 // behind the check rather than behind the look-ups' answer). Nothing here is trusted: the check
 // (db/intake-guard.ts) compares it with the stored rows under the bots' locks, and another
-// writer's numbers move the batch's (db/intake.ts writeIncomingBatch). A wrong memory costs a
+// writer's numbers move the batch's (db/intake-write.ts writeIncomingBatch). A wrong memory costs a
 // refused transaction, never a wrong row.
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";

@@ -15,9 +15,9 @@ import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
 import {
-  findConversationsByIds, findIntakeState, lockBots, writeIncomingBatch,
-  type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot, type IncomingBatchWritten,
+  findConversationsByIds, findIntakeState, lockBots, type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
+import { writeIncomingBatch, type IncomingBatchWritten } from "../db/intake-write.ts";
 import { KEPT_PLANS, keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
 import { isStaleIntakePlan, type PlannedFrom } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";

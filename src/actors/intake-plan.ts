@@ -6,7 +6,8 @@ import { newRowId } from "../core/ids.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { ContactFields, DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
-import type { ContactWrite, ConversationTouch, ConversationWrite, DbBotCounters, IncomingMessageWrite, NumberShift } from "../db/intake.ts";
+import type { DbBotCounters } from "../db/intake.ts";
+import type { ContactWrite, ConversationTouch, ConversationWrite, IncomingMessageWrite, NumberShift } from "../db/intake-write.ts";
 import type { DbMessage } from "../db/messages.ts";
 import { runtimeMessage } from "../db/view.ts";
 import { reportsToBot } from "./conversation.ts";
@@ -217,7 +218,7 @@ export function planBatch(items: IntakeItem[], found: Found): BatchPlan {
 /**
  * Moves a committed plan's message_ids and update_ids (its messages, its updates' payloads, its
  * counters) by what other writers numbered since the counters it was made from, as the write
- * moved the stored rows (db/intake.ts writeIncomingBatch).
+ * moved the stored rows (db/intake-write.ts writeIncomingBatch).
  */
 export function shiftPlanNumbers(plan: BatchPlan, shift: NumberShift): void {
   if (shift.messages === 0 && shift.updates === 0) return;

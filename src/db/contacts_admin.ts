@@ -1,5 +1,5 @@
 // The contacts list, edit and merge (the cabinet's Contacts page); the intake writes contacts
-// through db/intake.ts.
+// through db/intake-write.ts.
 import { CONTACT_COLUMNS, type DbContact } from "./contacts.ts";
 import { json, type Queryable } from "./driver.ts";
 

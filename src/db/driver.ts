@@ -2,7 +2,7 @@
 // placeholders; query functions in src/db never know which driver they have.
 // Conventions that keep both drivers identical:
 //   - JSON parameters are passed as strings and cast with `$n::text::jsonb` (or `::json` for a
-//     set of rows read once with json_to_recordset, db/intake.ts);
+//     set of rows read once with json_to_recordset, db/intake-write.ts);
 //   - int8 columns come back as JS numbers (all our ids stay below 2^53).
 
 export interface Queryable {
