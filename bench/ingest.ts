@@ -5,7 +5,8 @@
 // p50/p99, and CPU ms per accepted message per process (from /proc/<pid>/stat before and
 // after each bounded run): bun, the PostgreSQL backends of its own database, nats-server; the
 // share of the machine's cores left idle (a side that leaves some is bound by its latency, not
-// by CPU); in production commits and WAL bytes per message and HOT updates.
+// by CPU) and the bun main thread's own CPU and busy share (near 100 %, that thread is the bound);
+// in production commits and WAL bytes per message, HOT updates, autovacuum/autoanalyze runs.
 // CPU per message stays meaningful on a busy machine where msgs/s does not.
 //   bun bench/ingest.ts [embedded|production|both]
 // Production needs DATABASE_URL (only the server is used: the bench creates and drops its
@@ -13,13 +14,14 @@
 // Env: BENCH_SECONDS (15), BENCH_CONNECTIONS (64), BENCH_BOTS (10), BENCH_CHATS (100000),
 //      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_KEEP_LOGS, BENCH_PROFILE=<dir> (bun --cpu-prof-md),
 //      BENCH_SCENARIOS (spread,hot), BENCH_PRODUCT_SQL (what-if: SQL run on the product's database after
-//      its migrations, e.g. "drop index x", to price an index or a setting before building the change).
+//      its migrations, e.g. "drop index x", to price an index or a setting before building the change),
+//      BENCH_PRODUCT_ENV ("NAME=value …" for the product's process alone).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { procfileEntry, type ProcfileEntry } from "./procfile.ts";
-import { machineCpuTicks, processCpuMs } from "./stats.ts";
+import { machineCpuTicks, mainThreadCpuMs, processCpuMs } from "./stats.ts";
 
 const envNumber = (name: string, fallback: number) => {
   const value = Number(process.env[name] || fallback);
@@ -170,7 +172,8 @@ interface Target {
   natsPid?: number;
 }
 
-type Cpu = Record<"bun" | "postgres" | "nats", number>;
+/** `bunMain`: the bun process's main thread, part of `bun`. */
+type Cpu = Record<"bun" | "bunMain" | "postgres" | "nats", number>;
 
 /** Backend pids of the side's database; a backend that starts during the run counts from zero. */
 async function backends(sql: postgres.Sql): Promise<number[]> {
@@ -181,21 +184,26 @@ async function backends(sql: postgres.Sql): Promise<number[]> {
 async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, number> }> {
   const pids = new Map<number, number>();
   for (const pid of t.sql ? await backends(t.sql) : []) pids.set(pid, processCpuMs(pid));
-  return { cpu: { bun: processCpuMs(t.service.pid), postgres: 0, nats: processCpuMs(t.natsPid) }, pids };
+  return { cpu: { bun: processCpuMs(t.service.pid), bunMain: mainThreadCpuMs(t.service.pid), postgres: 0, nats: processCpuMs(t.natsPid) }, pids };
 }
 
 /**
  * `wal`: the cluster's WAL position in bytes. The sides run one after the other, so a run's
  * advance is its own writes (plus whatever else the server did meanwhile: nothing, in CI).
  */
-type Counters = { commits: number; wal: number; tables: Map<string, { upd: number; hot: number; ins: number }> };
+type TableCounters = { upd: number; hot: number; ins: number; vacuums: number; analyzes: number };
+type Counters = { commits: number; wal: number; tables: Map<string, TableCounters> };
 async function dbCounters(sql?: postgres.Sql): Promise<Counters | undefined> {
   if (!sql) return undefined;
   const [db] = await sql<{ commits: string; wal: string }[]>`
     select xact_commit::text as commits, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as wal from pg_stat_database where datname = current_database()`;
-  const rows = await sql<{ relname: string; upd: string; hot: string; ins: string }[]>`
-    select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot, n_tup_ins::text as ins from pg_stat_user_tables`;
-  return { commits: Number(db!.commits), wal: Number(db!.wal), tables: new Map(rows.map((r) => [r.relname, { upd: Number(r.upd), hot: Number(r.hot), ins: Number(r.ins) }])) };
+  const rows = await sql<{ relname: string; upd: string; hot: string; ins: string; vacuums: string; analyzes: string }[]>`
+    select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot, n_tup_ins::text as ins,
+      autovacuum_count::text as vacuums, autoanalyze_count::text as analyzes from pg_stat_user_tables`;
+  return {
+    commits: Number(db!.commits), wal: Number(db!.wal),
+    tables: new Map(rows.map((r) => [r.relname, { upd: Number(r.upd), hot: Number(r.hot), ins: Number(r.ins), vacuums: Number(r.vacuums), analyzes: Number(r.analyzes) }])),
+  };
 }
 
 interface RunResult {
@@ -210,9 +218,16 @@ interface RunResult {
    * cores idle is bound by its own latency, not by CPU.
    */
   idle: number;
+  /** Share of the run's wall time the bun process's main thread was on a core: near 1, it is the bottleneck. */
+  mainBusy: number;
   commitsPerMsg?: number;
   walBytesPerMsg?: number;
   updates?: string;
+  /**
+   * Autovacuum and autoanalyze runs finished during the run, by table. Why: each takes a core for
+   * a moment, on a 2-core machine a stall in the run's p99; this says whether one fell in the run.
+   */
+  maintenance?: string;
 }
 
 /** One bounded wrk run against a side; CPU and table counters read before and after. */
@@ -242,16 +257,23 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   const errors = ["status_errors", "connect", "read", "write", "timeout"].filter((k) => w[k]).map((k) => `${k}×${w[k]}`).join(" ") || "none";
   const result: RunResult = {
     accepted, seconds: w.duration_us! / 1e6, p50: w.p50_us! / 1000, p99: w.p99_us! / 1000, errors,
-    cpu: { bun: per(after.cpu.bun - before.cpu.bun), postgres: per(postgresMs), nats: per(after.cpu.nats - before.cpu.nats) },
+    cpu: { bun: per(after.cpu.bun - before.cpu.bun), bunMain: per(after.cpu.bunMain - before.cpu.bunMain), postgres: per(postgresMs), nats: per(after.cpu.nats - before.cpu.nats) },
+    mainBusy: (after.cpu.bunMain - before.cpu.bunMain) / (w.duration_us! / 1000),
     idle: (machineAfter.idle - machineBefore.idle) / Math.max(1, machineAfter.total - machineBefore.total),
   };
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
     result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
     result.updates = [...countersAfter.tables].flatMap(([name, a]) => {
-      const b = countersBefore.tables.get(name) ?? { upd: 0, hot: 0, ins: 0 };
+      const b = countersBefore.tables.get(name) ?? { upd: 0, hot: 0, ins: 0, vacuums: 0, analyzes: 0 };
       const upd = a.upd - b.upd;
       return upd > 0 ? [`${name} ${a.hot - b.hot}/${upd} HOT`] : [];
+    }).join(", ");
+    result.maintenance = [...countersAfter.tables].flatMap(([name, a]) => {
+      const b = countersBefore.tables.get(name);
+      const vacuums = a.vacuums - (b?.vacuums ?? 0);
+      const analyzes = a.analyzes - (b?.analyzes ?? 0);
+      return vacuums || analyzes ? [`${name} ${vacuums}/${analyzes}`] : [];
     }).join(", ");
   }
   return result;
@@ -263,8 +285,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function describe(name: string, runs: RunResult[]): string {
   const r = runs.map(rate);
   const m = (f: (x: RunResult) => number) => median(runs.map(f));
-  const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
-  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; updates: ${runs.at(-1)!.updates || "none"}`;
+  const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} (main thread ${m((x) => x.cpu.bunMain).toFixed(3)}, busy ${(m((x) => x.mainBusy) * 100).toFixed(0)} %) pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
+  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; updates: ${runs.at(-1)!.updates || "none"}\n${"".padEnd(28)} autovacuum/autoanalyze runs: ${runs.at(-1)!.maintenance || "none"}`;
   return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
 }
 
@@ -322,6 +344,10 @@ async function benchMode(mode: Mode): Promise<void> {
   // Both stay up for the whole mode: runs alternate, so both see the same minutes of the machine.
   // The product as deployed: the Procfile's web process in production, `npm start`'s command embedded.
   const productLaunch = mode === "production" ? procfileEntry("web") : { argv: [BUN, "src/main.ts"], env: {} };
+  // BENCH_PRODUCT_ENV="NAME=value …": extra environment for the product alone (BUN_JSC_logGC=1 logs its collections).
+  for (const pair of (process.env.BENCH_PRODUCT_ENV ?? "").split(" ").filter((p) => p.includes("="))) {
+    productEnv[pair.slice(0, pair.indexOf("="))] = pair.slice(pair.indexOf("=") + 1);
+  }
   const productService = await startBun("product", productLaunch, productEnv, work);
   const naiveService = await startBun("naive", { argv: [BUN, "bench/naive-ingest-server.ts"], env: {} }, naiveEnv, work);
   await Bun.sleep(IDLE_SETTLE_MS);
