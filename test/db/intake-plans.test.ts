@@ -62,6 +62,14 @@ function primaryKeyScans(plan: string, table: string): { probe: boolean }[] {
 /** The plan PostgreSQL would settle on in auto mode after a few runs. */
 const genericPlan = (tx: Queryable) => tx.exec("set local plan_cache_mode = force_generic_plan");
 
+/**
+ * Stands in for the estimates of a table of a few hundred rows, which favour a hash join over a
+ * whole primary-key index: the check of a plan from memory was kept so, and each lone message's
+ * write read every conversation and contact (1.30 ms against 0.72 at 1,000 chats, docs/decisions.md
+ * round 24). A plan that still probes by key with nested loops off probes whatever the estimates.
+ */
+const joinsPreferred = (tx: Queryable) => tx.exec("set local enable_nestloop = off");
+
 /** A batch that starts a conversation (the write's text with the creating parts), and one that only adds to a known one. */
 const shapes = {
   creating: { ...emptyBatch(NIL, NIL), conversations: [{ id: NIL, number: 1, chatId: "c", channel: "api", contactId: NIL, messageCount: 1, lastMessageId: NIL, latestAt: new Date(0), earliestAt: new Date(0) }] },
@@ -77,9 +85,7 @@ for (const [shape, batch] of Object.entries(shapes)) {
     const plan = await keptPlan(db, text, Array.from({ length: params }, () => "'{}'").join(", "), async (tx) => {
       await keepOnePlanPerStatement(tx);
       mode = (await tx.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode"))[0]!.mode;
-      // Stands in for the estimates of a table of a few hundred rows, which favour a hash join
-      // over a whole index (the check of a plan from memory was kept so, docs/decisions.md round 24).
-      await tx.exec("set local enable_nestloop = off");
+      await joinsPreferred(tx);
     });
     // Read at least once, and every time by probing its key.
     const byKey = (table: string) => {
@@ -109,13 +115,10 @@ for (const [shape, batch] of Object.entries(shapes)) {
 
 test("the check of a plan from memory probes each row it names by primary key, whatever the planner would rather join", async () => {
   const db = await sharedDb();
-  // A join against the planned rows (the check's first text) was kept as a hash join over the
-  // whole primary-key index wherever a bot had a few hundred to a few thousand chats: each lone
-  // message's write read every conversation and contact (1.30 ms against 0.72 at 1,000 chats,
-  // docs/decisions.md round 24). Nested loops off stands in for such estimates.
+  // The check's first text joined the planned rows, and was kept as that hash join.
   const plan = await keptPlan(db, plannedStateHolds(1, 2), "'[]', '[]'", async (tx) => {
     await keepOnePlanPerStatement(tx);
-    await tx.exec("set local enable_nestloop = off");
+    await joinsPreferred(tx);
   });
   const scans = { conversations: primaryKeyScans(plan, "conversations"), contacts: primaryKeyScans(plan, "contacts") };
   expect({ plan, scans, hashJoins: /Hash/.test(plan) }).toEqual({
