@@ -66,7 +66,7 @@ const genericPlan = (tx: Queryable) => tx.exec("set local plan_cache_mode = forc
  * Stands in for the estimates of a table of a few hundred rows, which favour a hash join over a
  * whole primary-key index: the check of a plan from memory was kept so, and each lone message's
  * write read every conversation and contact (1.30 ms against 0.72 at 1,000 chats, docs/decisions.md
- * round 24). A plan that still probes by key with nested loops off probes whatever the estimates.
+ * round 24). A plan that still probes by key with nested loops off does not depend on such estimates.
  */
 const joinsPreferred = (tx: Queryable) => tx.exec("set local enable_nestloop = off");
 
