@@ -193,6 +193,8 @@ async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, numbe
  */
 type TableCounters = { upd: number; hot: number; ins: number; vacuums: number; analyzes: number };
 type Counters = { commits: number; wal: number; tables: Map<string, TableCounters> };
+/** A table's counters before the run when it had none yet (created during the run). */
+const NO_COUNTS: TableCounters = { upd: 0, hot: 0, ins: 0, vacuums: 0, analyzes: 0 };
 async function dbCounters(sql?: postgres.Sql): Promise<Counters | undefined> {
   if (!sql) return undefined;
   const [db] = await sql<{ commits: string; wal: string }[]>`
@@ -264,15 +266,14 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
     result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
+    const before = (name: string) => countersBefore.tables.get(name) ?? NO_COUNTS;
     result.updates = [...countersAfter.tables].flatMap(([name, a]) => {
-      const b = countersBefore.tables.get(name) ?? { upd: 0, hot: 0, ins: 0, vacuums: 0, analyzes: 0 };
-      const upd = a.upd - b.upd;
-      return upd > 0 ? [`${name} ${a.hot - b.hot}/${upd} HOT`] : [];
+      const upd = a.upd - before(name).upd;
+      return upd > 0 ? [`${name} ${a.hot - before(name).hot}/${upd} HOT`] : [];
     }).join(", ");
     result.maintenance = [...countersAfter.tables].flatMap(([name, a]) => {
-      const b = countersBefore.tables.get(name);
-      const vacuums = a.vacuums - (b?.vacuums ?? 0);
-      const analyzes = a.analyzes - (b?.analyzes ?? 0);
+      const vacuums = a.vacuums - before(name).vacuums;
+      const analyzes = a.analyzes - before(name).analyzes;
       return vacuums || analyzes ? [`${name} ${vacuums}/${analyzes}`] : [];
     }).join(", ");
   }
