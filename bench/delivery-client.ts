@@ -85,7 +85,7 @@ export async function runClient({ runs, warmup, server, bare, bot }: ClientOptio
     return { delivered, acknowledged };
   };
   // Each path warms up before it is measured, as a server that has been serving does: the
-  // product's first few hundred messages after its start run slower (0.3-0.9 ms at the median,
+  // product's first few hundred messages after its start run slower (0.1-0.8 ms at the median,
   // its code not yet compiled by the JIT's later tiers and its caches not yet filled), the
   // naive path's far less (its code is a few lines). coldDelivery keeps the product's first rounds.
   for (let i = 0; i < warmup; i++) await naiveRound(i);
