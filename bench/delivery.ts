@@ -12,23 +12,21 @@
 // serving runs; the product's first rounds after its start are printed on a line of their own.
 //   bun bench/delivery.ts [--runs 300] [--warmup 1000] [--in-process] [--seed 2000]
 import { startBenchServer } from "./server.ts";
-import { percentile, report } from "./stats.ts";
+import { numberArg, percentile, report } from "./stats.ts";
 import { seedChats } from "../test/support/seed-chats.ts";
 import { runClient, type ClientOptions, type ClientResult } from "./delivery-client.ts";
 
-const runsArg = process.argv.indexOf("--runs");
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 300;
-const warmupArg = process.argv.indexOf("--warmup");
+const RUNS = numberArg("runs", 300);
 /** Why: the product's median settles after ~900 rounds (3.4 → 2.7 ms per 300 here, docs/decisions.md round 26). */
-const WARMUP = warmupArg > 0 ? Number(process.argv[warmupArg + 1]) : 1000;
+const WARMUP = numberArg("warmup", 1000);
 
 const { config, db, server, request } = await startBenchServer();
 const json = (path: string, body: unknown, token?: string) => request("POST", path, body, token);
 const { token } = (await json("/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "secret123" })).result;
 const bot = (await json("/api/bots", { name: "Latency" }, token)).result;
 // Another user's bot with N chats, then ANALYZE (the same seeding the plan tests use).
-const seedArg = process.argv.indexOf("--seed");
-if (seedArg > 0) await seedChats(db, 1, Number(process.argv[seedArg + 1]));
+const SEED_CHATS = numberArg("seed", 0);
+if (SEED_CHATS > 0) await seedChats(db, 1, SEED_CHATS);
 
 // Baselines: what any design must pay at least, measured in the same run on the same database.
 // A bare round trip, and a naive long poll: a parked GET that the next POST answers once it has

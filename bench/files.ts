@@ -9,14 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { startBenchServer } from "./server.ts";
+import { numberArg } from "./stats.ts";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const FILES = arg("files", 16);
-const MB = arg("mb", 8);
-const CONCURRENCY = arg("concurrency", 4);
+const FILES = numberArg("files", 16);
+const MB = numberArg("mb", 8);
+const CONCURRENCY = numberArg("concurrency", 4);
 
 const { config, db, server, request } = await startBenchServer();
 const json = async (path: string, body: unknown, token?: string) => (await request("POST", path, body, token)).result;

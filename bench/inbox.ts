@@ -10,15 +10,11 @@ import { openPostgres } from "../src/db/postgres.ts";
 import { listConversations } from "../src/domain/inbox.ts";
 import { createLogger } from "../src/logger.ts";
 import { openPlatform } from "../src/platform.ts";
-import { measure, report } from "./stats.ts";
+import { measure, numberArg, report } from "./stats.ts";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const CONVERSATIONS = arg("conversations", 100_000);
-const MESSAGES_PER = arg("messages-per", 10);
-const RUNS = arg("runs", 200);
+const CONVERSATIONS = numberArg("conversations", 100_000);
+const MESSAGES_PER = numberArg("messages-per", 10);
+const RUNS = numberArg("runs", 200);
 
 const adminUrl = "postgres://postgres@127.0.0.1:5432/postgres";
 const dbName = `bench_inbox_${Date.now()}`;

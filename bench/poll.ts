@@ -7,16 +7,12 @@
 // embedded PGlite in memory).
 //   bun bench/poll.ts [--seconds 5] [--connections 4]
 import { startBenchServer } from "./server.ts";
-import { processCpuMs } from "./stats.ts";
+import { numberArg, processCpuMs } from "./stats.ts";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 /** Long enough for the JIT to settle, short enough to repeat in pairs on a noisy machine. */
-const SECONDS = arg("--seconds", 5);
+const SECONDS = numberArg("seconds", 5);
 /** A few bots' worth of polls at once; one wrk thread, so wrk leaves the second core to the server. */
-const CONNECTIONS = arg("--connections", 4);
+const CONNECTIONS = numberArg("connections", 4);
 /** Telegram's largest page: the answer a busy bot reads. */
 const PENDING = 100;
 

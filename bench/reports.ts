@@ -18,16 +18,12 @@ import { createApp } from "../src/http/app.ts";
 import { createLogger } from "../src/logger.ts";
 import { openPlatform } from "../src/platform.ts";
 import { composeServices } from "../src/services.ts";
-import { measure, report } from "./stats.ts";
+import { measure, numberArg, report } from "./stats.ts";
 
 const mode = process.argv[2] === "embedded" ? "embedded" : "production";
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const CONVERSATIONS = arg("conversations", 100_000);
-const MESSAGES_PER = arg("messages-per", 10);
-const RUNS = arg("runs", 100);
+const CONVERSATIONS = numberArg("conversations", 100_000);
+const MESSAGES_PER = numberArg("messages-per", 10);
+const RUNS = numberArg("runs", 100);
 const DAYS = 90;
 
 const adminUrl = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

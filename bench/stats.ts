@@ -1,6 +1,12 @@
-// Small helpers shared by the benchmarks: percentiles, a same-process baseline ratio, and the
-// CPU time another process has used.
+// Small helpers shared by the benchmarks: percentiles, a same-process baseline ratio, the
+// CPU time another process has used, and their numeric command-line options.
 import { readFileSync } from "node:fs";
+
+/** The number after `--<name>` on the command line, or `fallback` when the option is absent. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
 
 /** Kernel clock ticks per second (/proc/<pid>/stat counts CPU time in these); 100 on Linux. */
 const CLOCK_TICKS = 100;

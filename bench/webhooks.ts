@@ -8,16 +8,12 @@
 //   bun bench/webhooks.ts [--bots 100] [--chats 5] [--per-chat 10] [--live 0 (backlog phase only)]
 import { startWebhookWorker } from "../src/workers/webhook.ts";
 import { startBenchServer } from "./server.ts";
-import { percentile, processCpuMs } from "./stats.ts";
+import { numberArg, percentile, processCpuMs } from "./stats.ts";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const BOTS = arg("bots", 100);
-const CHATS = arg("chats", 5);
-const PER_CHAT = arg("per-chat", 10);
-const LIVE = arg("live", 1) !== 0;
+const BOTS = numberArg("bots", 100);
+const CHATS = numberArg("chats", 5);
+const PER_CHAT = numberArg("per-chat", 10);
+const LIVE = numberArg("live", 1) !== 0;
 /** Requests the bench itself keeps in flight while ingesting; the worker has its own limits. */
 const INGEST_CONCURRENCY = 20;
 
