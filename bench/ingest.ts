@@ -266,14 +266,16 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
     result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
-    const before = (name: string) => countersBefore.tables.get(name) ?? NO_COUNTS;
+    const tableBefore = (name: string) => countersBefore.tables.get(name) ?? NO_COUNTS;
     result.updates = [...countersAfter.tables].flatMap(([name, a]) => {
-      const upd = a.upd - before(name).upd;
-      return upd > 0 ? [`${name} ${a.hot - before(name).hot}/${upd} HOT`] : [];
+      const was = tableBefore(name);
+      const upd = a.upd - was.upd;
+      return upd > 0 ? [`${name} ${a.hot - was.hot}/${upd} HOT`] : [];
     }).join(", ");
     result.maintenance = [...countersAfter.tables].flatMap(([name, a]) => {
-      const vacuums = a.vacuums - before(name).vacuums;
-      const analyzes = a.analyzes - before(name).analyzes;
+      const was = tableBefore(name);
+      const vacuums = a.vacuums - was.vacuums;
+      const analyzes = a.analyzes - was.analyzes;
       return vacuums || analyzes ? [`${name} ${vacuums}/${analyzes}`] : [];
     }).join(", ");
   }
