@@ -266,18 +266,12 @@ async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): 
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
     result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
-    const tableBefore = (name: string) => countersBefore.tables.get(name) ?? NO_COUNTS;
-    result.updates = [...countersAfter.tables].flatMap(([name, a]) => {
-      const was = tableBefore(name);
-      const upd = a.upd - was.upd;
-      return upd > 0 ? [`${name} ${a.hot - was.hot}/${upd} HOT`] : [];
-    }).join(", ");
-    result.maintenance = [...countersAfter.tables].flatMap(([name, a]) => {
-      const was = tableBefore(name);
-      const vacuums = a.vacuums - was.vacuums;
-      const analyzes = a.analyzes - was.analyzes;
-      return vacuums || analyzes ? [`${name} ${vacuums}/${analyzes}`] : [];
-    }).join(", ");
+    const moved = [...countersAfter.tables].map(([name, a]) => {
+      const was = countersBefore.tables.get(name) ?? NO_COUNTS;
+      return { name, upd: a.upd - was.upd, hot: a.hot - was.hot, vacuums: a.vacuums - was.vacuums, analyzes: a.analyzes - was.analyzes };
+    });
+    result.updates = moved.flatMap((t) => (t.upd > 0 ? [`${t.name} ${t.hot}/${t.upd} HOT`] : [])).join(", ");
+    result.maintenance = moved.flatMap((t) => (t.vacuums || t.analyzes ? [`${t.name} ${t.vacuums}/${t.analyzes}`] : [])).join(", ");
   }
   return result;
 }

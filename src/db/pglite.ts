@@ -11,8 +11,8 @@ import { KeptStatements, PLAN_EVERY_RUN } from "./pglite-statements.ts";
  * heap are handed back at start (pglite-memory.ts), idle RSS no longer follows it (median of
  * five starts: 8 MB 139, 32 MB 140, 64 MB 136–140 MB); under load a buffer pool of 8 MB kept
  * writing out and reading back pages on the one thread everything runs on, and 64 MB cut the
- * main thread's CPU per ingested message by 13 % (0.456–0.471 → 0.394–0.404 ms; RSS after the
- * load 210 → 270 MB). The rest stays small: one operator's traffic.
+ * main thread's CPU per ingested message by 13–19 % (0.456–0.471 → 0.373–0.404 ms; RSS after the
+ * load 210 → 270 MB; 128 MB gained nothing more). The rest stays small: one operator's traffic.
  */
 const EMBEDDED_MEMORY_SETTINGS = [
   "shared_buffers=64MB",
