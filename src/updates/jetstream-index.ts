@@ -84,6 +84,8 @@ export class StreamIndex {
     private readonly subjectOf: (botId: string) => string,
     /** Called when a catch-up meets an erasure's marker on the bot's subject. */
     private readonly onErased: (botId: string) => void = () => {},
+    /** Called for each entry pruned or discarded: it is never handed out again. */
+    private readonly onForgotten: (seq: number) => void = () => {},
   ) {}
 
   /**
@@ -106,7 +108,10 @@ export class StreamIndex {
     const idx = this.indexOf(botId);
     const seen = new Set<number>();
     idx.entries = idx.entries.filter((e) => {
-      if (e.updateId < below || e.appendedMs <= expiredAt || seen.has(e.updateId)) return false;
+      if (e.updateId < below || e.appendedMs <= expiredAt || seen.has(e.updateId)) {
+        this.onForgotten(e.seq);
+        return false;
+      }
       seen.add(e.updateId);
       return true;
     });
@@ -117,6 +122,7 @@ export class StreamIndex {
   discard(botId: string, seq: number): void {
     const idx = this.bots.get(botId);
     if (idx) idx.entries = idx.entries.filter((e) => e.seq !== seq);
+    this.onForgotten(seq);
   }
 
   /** The highest sequence indexed for the bot (0 before its first message). */
@@ -136,7 +142,11 @@ export class StreamIndex {
       this.bots.delete(botId);
     } else {
       idx = { entries: [], lastSeq: 0, lock: Promise.resolve() };
-      if (this.bots.size >= MAX_INDEXED_BOTS) this.bots.delete(this.bots.keys().next().value!);
+      if (this.bots.size >= MAX_INDEXED_BOTS) {
+        const [evicted, its] = this.bots.entries().next().value!;
+        for (const e of its.entries) this.onForgotten(e.seq);
+        this.bots.delete(evicted);
+      }
     }
     this.bots.set(botId, idx);
     return idx;

@@ -55,6 +55,8 @@ export interface JetStreamLogOptions extends LogOptions {
   replicas?: number;
   /** Stream, bucket and subject names (NATS_PREFIX). */
   names?: NatsNames;
+  /** The memory of bodies read (a test passes its own to look at). */
+  bodies?: BodyCache;
 }
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -111,9 +113,11 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   await ensureStream(jsm, options.replicas ?? 1, names);
   // Strict reads (no direct get): a lagging replica's older watermark would let a confirmed update repeat.
   const confirmed: KV = await js.views.kv(names.confirmedBucket, { history: 1, replicas: options.replicas ?? 1, allow_direct: false });
-  const read = new BodyCache();
-  // Erasures are rare: whoever met one forgets every remembered body, not only that bot's.
-  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear());
+  const read = options.bodies ?? new BodyCache();
+  // Erasures are rare: whoever met one forgets every remembered body, not only that bot's. An
+  // entry the index lets go of (confirmed, expired, a repeat, gone) is never read again: its
+  // body goes with it, so the memory holds what is pending, not the last 8 MB of traffic.
+  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear(), (seq) => read.drop(seq));
 
   let closed = false;
   const ensureOpen = () => {
@@ -209,7 +213,6 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
           // Purged or aged out since it was indexed: confirmed or expired, so not returned.
           if (isNotFound(err)) {
             index.discard(botId, e.seq);
-            read.drop(e.seq);
             return undefined;
           }
           throw err;
@@ -310,7 +313,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
           // erase: the server overwrites the stored bytes, not only the index entry.
           await jsm.streams.deleteMessage(UPDATES_STREAM, stored.seq, true);
           index.discard(botId, stored.seq);
-          read.drop(stored.seq);
+          read.drop(stored.seq); // also a confirmed one the index no longer holds
           erased++;
         }
         seq = stored.seq + 1;

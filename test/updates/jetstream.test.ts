@@ -10,6 +10,7 @@ import {
   UPDATES_STREAM,
   updatesSubject,
 } from "../../src/updates/jetstream.ts";
+import { BodyCache } from "../../src/updates/body-cache.ts";
 import type { UpdateLog } from "../../src/updates/log.ts";
 
 const natsUrl = process.env.NATS_URL;
@@ -146,9 +147,11 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     const bot = randomUUID();
     for (let id = 1; id <= 40; id++) await log.append(bot, { update_id: id, payload: { n: id } });
     const readerConnection = await connectNats(natsUrl!, "update-log-reread-test");
-    const reader = await openJetStreamLog(readerConnection);
+    const remembered = new BodyCache();
+    const reader = await openJetStreamLog(readerConnection, { bodies: remembered });
     try {
       const first = await reader.read(bot, 0, 100);
+      expect(remembered.size).toBe(40);
       expect(first.map((u) => u.update_id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       const sentBefore = readerConnection.stats().outMsgs;
       const again = await reader.read(bot, 0, 100);
@@ -158,6 +161,12 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
       // Confirmed updates are not served from memory: the watermark prunes them first.
       await log.confirm(bot, 31);
       expect((await reader.read(bot, 0, 100)).map((u) => u.update_id)).toEqual([...Array.from({ length: 10 }, (_, i) => 31 + i)]);
+      // ...and their bodies leave the memory: it holds what is pending, not past traffic (a
+      // webhook process kept one object and one buffer per delivered update, up to 8 MB).
+      expect(remembered.size).toBe(10);
+      await log.confirm(bot, 41);
+      expect(await reader.read(bot, 0, 100)).toEqual([]);
+      expect(remembered.size).toBe(0);
     } finally {
       await reader.close();
       await readerConnection.close();
