@@ -22,6 +22,11 @@ export interface SoakOptions {
   sampleEveryMs: number;
   /** Incoming messages per second in all (bounded: the machine is shared). */
   messagesPerSecond?: number;
+  /**
+   * A full collection in each process this often (bench/gc-probe.ts): RSS then measures what is
+   * kept, not the collector's sawtooth. Off by default: a by-hand run sees the process as deployed.
+   */
+  fullCollectionEveryMs?: number;
   log?: (line: string) => void;
 }
 
@@ -87,11 +92,14 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
     NATS_PREFIX: options.natsPrefix, JWT_SECRET: "soak-jwt-secret-0123456789-abcdefghijklmnop", RATE_LIMITS: "off", ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn",
   };
   const [release, web, webhook] = [procfileEntry("release"), procfileEntry("web"), procfileEntry("webhook")];
+  const probe = options.fullCollectionEveryMs ? ["--preload", resolve(import.meta.dir, "gc-probe.ts")] : [];
+  const probed = (argv: string[]) => [argv[0]!, ...probe, ...argv.slice(1)];
+  const probeEnv = options.fullCollectionEveryMs ? { SOAK_FULL_GC_MS: String(options.fullCollectionEveryMs) } : {};
   const released = Bun.spawn(release.argv, { cwd: ROOT, env: { ...env, ...release.env }, stdout: "ignore", stderr: "inherit" });
   if ((await released.exited) !== 0) throw new Error("release failed");
   const procs = {
-    web: Bun.spawn(web.argv, { cwd: ROOT, env: { ...env, ...web.env, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "inherit" }),
-    webhook: Bun.spawn(webhook.argv, { cwd: ROOT, env: { ...env, ...webhook.env }, stdout: "ignore", stderr: "inherit" }),
+    web: Bun.spawn(probed(web.argv), { cwd: ROOT, env: { ...env, ...web.env, ...probeEnv, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "inherit" }),
+    webhook: Bun.spawn(probed(webhook.argv), { cwd: ROOT, env: { ...env, ...webhook.env, ...probeEnv }, stdout: "ignore", stderr: "inherit" }),
   };
   const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => {
     await req.arrayBuffer();

@@ -10,15 +10,21 @@ useCleanup();
 const DURATION_MS = Number(process.env.SOAK_CI_SECONDS ?? 120) * 1000;
 /** The first minute of CI's two (five of a 30-minute run by hand) is warm-up: caches and pools fill. */
 const WARMUP_MS = Math.min(300_000, DURATION_MS / 2);
+/** Twice per sample: every sample follows a full collection by at most 5 s. */
+const FULL_COLLECTION_EVERY_MS = 10_000;
 
 chaosTest("soak: 2 minutes of mixed traffic, RSS flat after warm-up, housekeeping tables bounded", async () => {
   const pg = new PrivatePostgres("soak");
   const nats = new PrivateNats("soak");
   await Promise.all([pg.start(), nats.start()]);
-  // Every 5 s in CI's two minutes: four samples per third after warm-up, so one garbage
-  // collector's step (the webhook process went 79 → 91 → 86 MB in one CI run, then flat at 79 for
-  // 3 minutes in a longer one) does not decide the median alone.
-  const result = await soak({ databaseUrl: pg.url, natsUrl: nats.url, natsPrefix: "soak", durationMs: DURATION_MS, sampleEveryMs: DURATION_MS > 600_000 ? 60_000 : 5_000, messagesPerSecond: 20 });
+  // Every 5 s in CI's two minutes: four samples per third after warm-up. A full collection in
+  // each process every 10 s: the webhook process's sawtooth has teeth of minutes (RSS 79 -> 84-91
+  // MB and back at the next full collection, heap capacity 11 -> 16 MB), so without it a third
+  // that sat on a tooth read as growth (10.1 % in one CI run), and a slow leak hid under the teeth.
+  const result = await soak({
+    databaseUrl: pg.url, natsUrl: nats.url, natsPrefix: "soak", durationMs: DURATION_MS, sampleEveryMs: DURATION_MS > 600_000 ? 60_000 : 5_000, messagesPerSecond: 20,
+    fullCollectionEveryMs: FULL_COLLECTION_EVERY_MS,
+  });
   const growth = rssGrowth(result.samples, WARMUP_MS);
   const last = result.samples.at(-1)!;
   console.log(JSON.stringify({ sent: result.sent, failed: result.failed, polled: result.polled, hooked: result.hooked, inboxReads: result.inboxReads, streams: result.streams, growth, last }));
