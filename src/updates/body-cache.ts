@@ -5,8 +5,9 @@
 // updates cost 100 round trips per poll, 3.5 ms of the server's CPU and 3.8 ms of nats-server's.
 
 /**
- * Why: bounds the memory; about ten thousand typical updates. The oldest bodies go first: a
- * bot's pending updates are read again soon or confirmed (and then never asked for).
+ * Why: bounds the memory under a large pending backlog; about ten thousand typical updates. A
+ * confirmed or expired update's body is dropped when the log's index lets go of its entry; this
+ * bound is the backstop (a read racing a confirm may put a body back), oldest first.
  */
 export const MAX_CACHED_BODY_BYTES = 8 * 1024 * 1024;
 
