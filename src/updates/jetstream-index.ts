@@ -84,7 +84,7 @@ export class StreamIndex {
     private readonly subjectOf: (botId: string) => string,
     /** Called when a catch-up meets an erasure's marker on the bot's subject. */
     private readonly onErased: (botId: string) => void = () => {},
-    /** Called for each entry pruned or discarded: it is never handed out again. */
+    /** Called for each entry pruned and each sequence discarded (indexed or not): it is never handed out again. */
     private readonly onForgotten: (seq: number) => void = () => {},
   ) {}
 

@@ -312,8 +312,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
         if (chat !== undefined && chats.has(String(chat))) {
           // erase: the server overwrites the stored bytes, not only the index entry.
           await jsm.streams.deleteMessage(UPDATES_STREAM, stored.seq, true);
-          index.discard(botId, stored.seq);
-          read.drop(stored.seq); // also a confirmed one the index no longer holds
+          index.discard(botId, stored.seq); // its remembered body too, even if the index had pruned it
           erased++;
         }
         seq = stored.seq + 1;
