@@ -15,10 +15,16 @@
 //      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_KEEP_LOGS, BENCH_PROFILE=<dir> (bun --cpu-prof-md),
 //      BENCH_SCENARIOS (spread,hot), BENCH_PRODUCT_SQL (what-if: SQL run on the product's database after
 //      its migrations, e.g. "drop index x", to price an index or a setting before building the change),
-//      BENCH_PRODUCT_ENV ("NAME=value …" for the product's process alone).
+//      BENCH_PRODUCT_ENV ("NAME=value …" for the product's process alone),
+//      BENCH_CANDIDATE_DIR (production: another checkout, a git worktree with its own node_modules,
+//      started beside the product with its own database and run in turn with it and the naive
+//      server; printed against the product run by run, so a change is priced against the machine's
+//      drift of the same minutes, which moves either side's figures by a fifth between invocations),
+//      BENCH_CANDIDATE_SQL and BENCH_CANDIDATE_ENV (as the product's, for the candidate alone; with
+//      BENCH_CANDIDATE_DIR=. a what-if is priced against the unchanged product in the same minutes).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { procfileEntry, type ProcfileEntry } from "./procfile.ts";
 import { machineCpuTicks, mainThreadCpuMs, processCpuMs } from "./stats.ts";
@@ -76,7 +82,7 @@ async function cleanup(): Promise<void> {
   }
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void cleanup().then(() => process.exit(130)));
-const OVERALL_TIMEOUT_MS = modes.length * (4 * RUNS * (SECONDS + WARMUP_SECONDS + 15) * 1000 + 4 * STARTUP_TIMEOUT_MS);
+const OVERALL_TIMEOUT_MS = modes.length * ((process.env.BENCH_CANDIDATE_DIR ? 6 : 4) * RUNS * (SECONDS + WARMUP_SECONDS + 15) * 1000 + 4 * STARTUP_TIMEOUT_MS);
 const watchdog = setTimeout(() => {
   console.error(`ingest bench: gave up after ${OVERALL_TIMEOUT_MS / 1000} s`);
   void cleanup().then(() => process.exit(1));
@@ -105,10 +111,10 @@ const tail = (file: string) => {
 type Service = { url: string; pid: number; stop: () => Promise<void> };
 
 /** Spawns a process with exactly `env`; waits for `ready` (default: GET /readyz answers). */
-async function start(name: string, cmd: string[], env: Record<string, string>, logDir: string, port: number, ready?: () => Promise<boolean>): Promise<Service> {
+async function start(name: string, cmd: string[], env: Record<string, string>, logDir: string, port: number, ready?: () => Promise<boolean>, cwd = ROOT): Promise<Service> {
   const log = join(logDir, `${name}.log`);
   const proc = Bun.spawn(cmd, {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdout: Bun.file(log),
     stderr: Bun.file(log),
@@ -135,16 +141,16 @@ async function start(name: string, cmd: string[], env: Record<string, string>, l
 }
 
 /** `launch`: bun's arguments and the environment the process is started with (the Procfile's, for the product in production). */
-async function startBun(name: string, launch: ProcfileEntry, env: Record<string, string>, logDir: string): Promise<Service> {
+async function startBun(name: string, launch: ProcfileEntry, env: Record<string, string>, logDir: string, cwd = ROOT): Promise<Service> {
   // BENCH_PROFILE=<dir>: the product writes a CPU profile there (bun --cpu-prof-md) when it stops.
   const flags = name === "product" && process.env.BENCH_PROFILE ? [process.env.BENCH_PROFILE_FORMAT === "json" ? "--cpu-prof" : "--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const [bun, ...args] = launch.argv;
   if (bun !== BUN) throw new Error(`${name} is not started by bun: ${launch.argv.join(" ")}`);
-  return start(name, [BUN, ...flags, ...args], { ...launch.env, ...env }, logDir, await freePort());
+  return start(name, [BUN, ...flags, ...args], { ...launch.env, ...env }, logDir, await freePort(), undefined, cwd);
 }
 
-async function runOnce(entry: string, env: Record<string, string>): Promise<void> {
-  const proc = Bun.spawn([BUN, join(ROOT, entry)], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdout: "pipe", stderr: "pipe" });
+async function runOnce(entry: string, env: Record<string, string>, cwd = ROOT): Promise<void> {
+  const proc = Bun.spawn([BUN, join(cwd, entry)], { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), STARTUP_TIMEOUT_MS);
   const code = await proc.exited;
   clearTimeout(timer);
@@ -307,6 +313,11 @@ async function startNats(work: string): Promise<{ url: string; pid: number }> {
   return { url: `nats://127.0.0.1:${port}`, pid: service.pid };
 }
 
+/** Adds "NAME=value …" to `env`. */
+function addEnv(env: Record<string, string>, pairs = ""): void {
+  for (const pair of pairs.split(" ").filter((p) => p.includes("="))) env[pair.slice(0, pair.indexOf("="))] = pair.slice(pair.indexOf("=") + 1);
+}
+
 async function benchMode(mode: Mode): Promise<void> {
   const stamp = `${Date.now()}_${process.pid}`;
   const work = mkdtempSync(join(tmpdir(), `bench-ingest-${mode}-`));
@@ -319,6 +330,9 @@ async function benchMode(mode: Mode): Promise<void> {
   let productSql: postgres.Sql | undefined;
   let naiveSql: postgres.Sql | undefined;
   let natsPid: number | undefined;
+  const candidateDir = mode === "production" && process.env.BENCH_CANDIDATE_DIR ? resolve(process.env.BENCH_CANDIDATE_DIR) : undefined;
+  const candidateEnv: Record<string, string> = { ...productEnv };
+  let candidateSql: postgres.Sql | undefined;
 
   if (mode === "production") {
     const admin = new URL(process.env.DATABASE_URL!);
@@ -333,6 +347,14 @@ async function benchMode(mode: Mode): Promise<void> {
     if (process.env.BENCH_PRODUCT_SQL) await productSql.unsafe(process.env.BENCH_PRODUCT_SQL);
     naiveSql = postgres(naiveDb, { max: 1, onnotice: () => {} });
     cleanups.push(() => productSql!.end(), () => naiveSql!.end());
+    if (candidateDir) {
+      const candidateDb = await createDatabase(admin, `bench_candidate_${stamp}`);
+      Object.assign(candidateEnv, { DATABASE_URL: candidateDb, NATS_URL: nats.url, NATS_PREFIX: `benchc${process.pid}` });
+      await runOnce("src/release.ts", candidateEnv, candidateDir);
+      candidateSql = postgres(candidateDb, { max: 1, onnotice: () => {} });
+      cleanups.push(() => candidateSql!.end());
+      if (process.env.BENCH_CANDIDATE_SQL) await candidateSql.unsafe(process.env.BENCH_CANDIDATE_SQL);
+    }
   } else {
     productEnv.DATA_DIR = join(work, "product");
     naiveEnv.NAIVE_PGLITE_DIR = join(work, "naive-pgdata");
@@ -342,34 +364,43 @@ async function benchMode(mode: Mode): Promise<void> {
   // The product as deployed: the Procfile's web process in production, `npm start`'s command embedded.
   const productLaunch = mode === "production" ? procfileEntry("web") : { argv: [BUN, "src/main.ts"], env: {} };
   // BENCH_PRODUCT_ENV="NAME=value …": extra environment for the product alone (BUN_JSC_logGC=1 logs its collections).
-  for (const pair of (process.env.BENCH_PRODUCT_ENV ?? "").split(" ").filter((p) => p.includes("="))) {
-    productEnv[pair.slice(0, pair.indexOf("="))] = pair.slice(pair.indexOf("=") + 1);
-  }
+  addEnv(productEnv, process.env.BENCH_PRODUCT_ENV);
+  addEnv(candidateEnv, process.env.BENCH_CANDIDATE_ENV);
   const productService = await startBun("product", productLaunch, productEnv, work);
+  const candidateService = candidateDir ? await startBun("candidate", productLaunch, candidateEnv, work, candidateDir) : undefined;
   const naiveService = await startBun("naive", { argv: [BUN, "bench/naive-ingest-server.ts"], env: {} }, naiveEnv, work);
   await Bun.sleep(IDLE_SETTLE_MS);
   const idle = { product: rssMb(productService.pid), naive: rssMb(naiveService.pid) };
-  const { token } = await api(productService.url, "/api/auth/register", { email: `bench-ingest-${stamp}@example.com`, password: "secret123" });
-  const productBots: string[] = [];
-  for (let i = 0; i < BOTS; i++) productBots.push((await api(productService.url, "/api/bots", { name: `Ingest ${i}` }, token)).id);
-  const product: Target = { name: "product", service: productService, botIds: productBots, sql: productSql, natsPid };
+  const botsOf = async (service: Service) => {
+    const { token } = await api(service.url, "/api/auth/register", { email: `bench-ingest-${stamp}@example.com`, password: "secret123" });
+    const ids: string[] = [];
+    for (let i = 0; i < BOTS; i++) ids.push((await api(service.url, "/api/bots", { name: `Ingest ${i}` }, token)).id);
+    return ids;
+  };
+  const product: Target = { name: "product", service: productService, botIds: await botsOf(productService), sql: productSql, natsPid };
+  const candidate: Target | undefined = candidateService && { name: "candidate", service: candidateService, botIds: await botsOf(candidateService), sql: candidateSql, natsPid };
   const naive: Target = { name: "naive", service: naiveService, botIds: Array.from({ length: BOTS }, () => crypto.randomUUID()), sql: naiveSql };
+  const targets = candidate ? [product, candidate, naive] : [product, naive];
 
   console.log(`\nmode ${mode}: wrk ${WRK_THREADS} threads, ${CONNECTIONS} connections, ${BOTS} bots, chats among ${CHATS}, ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per run, ${RUNS} run(s) each, alternating`);
-  for (const t of [product, naive]) await wrkRun(t, t.botIds, WARMUP_SECONDS, `${t.name}-warm-${stamp}`);
+  if (candidateDir) console.log(`candidate: ${candidateDir}`);
+  for (const t of targets) await wrkRun(t, t.botIds, WARMUP_SECONDS, `${t.name}-warm-${stamp}`);
   const scenarios = [["spread", (t: Target) => t.botIds], ["hot bot", (t: Target) => [t.botIds[0]!]]] as const;
   const wanted = (process.env.BENCH_SCENARIOS ?? "spread,hot").split(",");
   for (const [scenario, pick] of scenarios.filter(([name]) => wanted.includes(name.split(" ")[0]!))) {
-    const results = { product: [] as RunResult[], naive: [] as RunResult[] };
+    const results: Record<string, RunResult[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
     for (let run = 0; run < RUNS; run++) {
-      for (const t of [product, naive]) results[t.name as "product" | "naive"].push(await wrkRun(t, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));
+      for (const t of targets) results[t.name]!.push(await wrkRun(t, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));
     }
-    console.log(describe(`product, ${scenario}`, results.product));
-    console.log(describe(`naive, ${scenario}`, results.naive));
+    for (const t of targets) console.log(describe(`${t.name}, ${scenario}`, results[t.name]!));
+    if (candidate) {
+      const pairs = (f: (r: RunResult) => number) => median(results.candidate!.map((c, i) => f(c) / f(results.product![i]!)));
+      console.log(`${"".padEnd(28)} candidate/product ×${pairs(rate).toFixed(3)} msgs/s, CPU per message ×${pairs(cpuTotal).toFixed(3)} (bun ×${pairs((r) => r.cpu.bun).toFixed(3)}, pg ×${pairs((r) => r.cpu.postgres).toFixed(3)}, nats ×${pairs((r) => r.cpu.nats).toFixed(3)}; medians of the run pairs' ratios)`);
+    }
     // Each run's CPU beside the naive run right after it: the machine's drift between invocations
     // (a fifth here) cancels in the pair, the differences a change makes do not.
-    const cpuPairs = results.product.map((p, i) => cpuTotal(p) / cpuTotal(results.naive[i]!));
-    console.log(`${"".padEnd(28)} product/naive ×${(median(results.product.map(rate)) / median(results.naive.map(rate))).toFixed(2)} msgs/s, CPU per message ×${median(cpuPairs).toFixed(2)} (median of the run pairs' ratios)`);
+    const cpuPairs = results.product!.map((p, i) => cpuTotal(p) / cpuTotal(results.naive![i]!));
+    console.log(`${"".padEnd(28)} product/naive ×${(median(results.product!.map(rate)) / median(results.naive!.map(rate))).toFixed(2)} msgs/s, CPU per message ×${median(cpuPairs).toFixed(2)} (median of the run pairs' ratios)`);
   }
   console.log(`RSS idle after start-up: product ${idle.product.toFixed(0)} MB, naive ${idle.naive.toFixed(0)} MB; after the load: product ${rssMb(productService.pid).toFixed(0)} MB`);
 }
