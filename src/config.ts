@@ -37,6 +37,8 @@ export interface Config {
   mailFrom: string;
   /** ROUTING_REASSIGN_AFTER_S: a routed conversation whose assignee stays offline this long goes to someone online. */
   routingReassignAfterSeconds: number;
+  /** INTAKE_TRANSACTIONS: the group commit's transactions under way at once per process (production; embedded runs one). */
+  intakeTransactions: number;
 }
 
 /**
@@ -48,6 +50,16 @@ export type TrustProxy = { kind: "none" } | { kind: "hops"; hops: number } | { k
 
 /** Why: ten minutes covers a restart, a lost connection or a coffee; longer leaves a visitor waiting on someone who left. */
 export const DEFAULT_ROUTING_REASSIGN_AFTER_S = 600;
+
+/**
+ * Why: one transaction at a time carries every batch handed over while the last one ran, about
+ * twice as many messages as with three under way, for a tenth less CPU per message at the same
+ * throughput on a 2-core machine (docs/decisions.md round 30). A machine with cores to spare
+ * and a fast database may gain throughput from more, at that CPU's price.
+ */
+export const DEFAULT_INTAKE_TRANSACTIONS = 1;
+/** Why: past a few, a transaction beside the others only starts with a smaller batch (rounds 5–7: four no better than three). */
+const MAX_INTAKE_TRANSACTIONS = 8;
 
 export class ConfigError extends Error {}
 
@@ -139,6 +151,12 @@ function parsePositiveInt(name: string, raw: string | undefined, fallback: numbe
   return n;
 }
 
+function parseIntakeTransactions(raw: string | undefined): number {
+  const n = parsePositiveInt("INTAKE_TRANSACTIONS", raw, DEFAULT_INTAKE_TRANSACTIONS);
+  if (n > MAX_INTAKE_TRANSACTIONS) throw new ConfigError(`INTAKE_TRANSACTIONS must be at most ${MAX_INTAKE_TRANSACTIONS}, got "${raw}"`);
+  return n;
+}
+
 /** Push services require an https: URL or a mailto: address identifying the sender. */
 function parsePushContact(raw: string | undefined, publicUrl: string): string {
   if (raw) {
@@ -225,5 +243,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: parseUrl("SMTP_URL", env.SMTP_URL, ["smtp:", "smtps:"]),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
     routingReassignAfterSeconds: parsePositiveInt("ROUTING_REASSIGN_AFTER_S", env.ROUTING_REASSIGN_AFTER_S, DEFAULT_ROUTING_REASSIGN_AFTER_S),
+    intakeTransactions: parseIntakeTransactions(env.INTAKE_TRANSACTIONS),
   };
 }

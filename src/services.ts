@@ -87,7 +87,7 @@ export function wire(platform: Platform): Wiring {
     sendPerSecond: config.limits.botSendPerSecond, stopping: platform.stopping, now: platform.now,
   };
   const intakeDeps: IntakeDeps = {
-    committer: new IntakeCommitter({ db, logInTransaction: outbox.logInTransaction }),
+    committer: new IntakeCommitter({ db, logInTransaction: outbox.logInTransaction, inFlight: config.intakeTransactions }),
     publishUpdates: outbox.publishUpdates,
     forgetPublished: outbox.forgetPublished,
     publishEvents: (effects) => void outbox.dispatch(effects),

@@ -40,6 +40,7 @@ describe("loadConfig defaults", () => {
       smtpUrl: undefined,
       mailFrom: "botinbox <no-reply@localhost>",
       routingReassignAfterSeconds: 600,
+      intakeTransactions: 1,
     });
   });
 
@@ -61,6 +62,13 @@ describe("loadConfig defaults", () => {
     // A cluster's seeds, comma-separated; each one must be a NATS URL.
     expect(loadConfig({ ...PRODUCTION, NATS_URL: "nats://a:4222,nats://b:4222" }).natsUrl).toBe("nats://a:4222,nats://b:4222");
     expect(configError({ ...PRODUCTION, NATS_URL: "nats://a:4222,http://b" })).toContain("NATS_URL");
+  });
+
+  test("INTAKE_TRANSACTIONS is a whole number from 1 to 8", () => {
+    expect(loadConfig({ ...PRODUCTION, INTAKE_TRANSACTIONS: "3" }).intakeTransactions).toBe(3);
+    expect(configError({ INTAKE_TRANSACTIONS: "0" })).toContain("INTAKE_TRANSACTIONS must be a positive integer");
+    expect(configError({ INTAKE_TRANSACTIONS: "1.5" })).toContain("INTAKE_TRANSACTIONS must be a positive integer");
+    expect(configError({ INTAKE_TRANSACTIONS: "9" })).toContain("INTAKE_TRANSACTIONS must be at most 8");
   });
 
   test("PUSH_CONTACT defaults from an https PUBLIC_URL and must be mailto: or https:", () => {

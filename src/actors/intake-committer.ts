@@ -26,6 +26,7 @@ import { IntakeCache } from "./intake-cache.ts";
 import { planBatch, shiftPlanNumbers, type BatchPlan, type Found, type IntakeItem } from "./intake-plan.ts";
 import { LookupPlanGate } from "./lookup-plan-gate.ts";
 import { inOrder } from "./in-order.ts";
+import { DEFAULT_INTAKE_TRANSACTIONS } from "../config.ts";
 
 /**
  * Why: bounds one transaction (its statement's size, how long it holds its bots' locks, its
@@ -42,14 +43,12 @@ export const MAX_COMMIT_MESSAGES = 1024;
 const LOOKING_UP_AT_ONCE = 1;
 
 /**
- * Why: on PostgreSQL a transaction whose writes and COMMIT are sent keeps its own backend busy
- * (3.5 of its 5.5 ms, 10 busy bots), so the next transaction's look-ups run beside it: the
- * queue's wait fell from 5.3 to 1.1 ms per batch and throughput rose a quarter (docs/decisions.md).
- * Three, not two, since GIN merges no longer stall a transaction (sql/270): 10 bots ×0.92–0.93
- * → ×0.96–0.97 of the naive server at the same CPU per message; four ×0.98, within the noise.
- * PGlite runs one statement at a time: a second transaction would only start with a smaller batch.
+ * Why: PGlite runs one statement at a time, so a second transaction would only start with a
+ * smaller batch. On PostgreSQL the transactions under way at once are the deployment's choice
+ * (INTAKE_TRANSACTIONS, config.ts): with more than one, the next transaction's look-ups run
+ * beside the last one's writes and COMMIT.
  */
-const IN_FLIGHT: Record<Db["kind"], number> = { postgres: 3, pglite: 1 };
+const PGLITE_IN_FLIGHT = 1;
 
 /** A committed batch of one bot, as its IntakeActor answers and publishes it. */
 export interface Committed {
@@ -68,6 +67,8 @@ export interface CommitterDeps {
   logInTransaction?: { append(tx: Queryable, appends: BotUpdates[]): Promise<void> };
   /** What ANALYZE must have seen of each look-up table before the look-ups run on kept plans (tests move it). */
   keptLookupPlanStatistics?: AnalysedRows;
+  /** Transactions under way at once on PostgreSQL (config.ts INTAKE_TRANSACTIONS); PGlite runs one. */
+  inFlight?: number;
 }
 
 interface Handed {
@@ -124,7 +125,7 @@ export class IntakeCommitter {
   }
 
   private startWhileRoom(): void {
-    const room = IN_FLIGHT[this.deps.db.kind];
+    const room = this.deps.db.kind === "pglite" ? PGLITE_IN_FLIGHT : (this.deps.inFlight ?? DEFAULT_INTAKE_TRANSACTIONS);
     while (this.handed.length && this.lookingUp < LOOKING_UP_AT_ONCE && this.inFlight < room) {
       const taken = this.take();
       const remembered = this.plansFromMemory(taken);
@@ -354,7 +355,7 @@ export class IntakeCommitter {
             return logInTransaction.append(tx, appended());
           }),
     ] as const);
-    // The next transaction may look up beside this one's writes (IN_FLIGHT).
+    // With INTAKE_TRANSACTIONS above 1 the next transaction may look up beside these writes.
     writesSent();
     // When `before` fails (the lock), the writes behind it fail too: its failure is the one reported.
     const answered = Promise.all([before, writes]).catch(async (err: unknown) => {
