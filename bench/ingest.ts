@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { procfileEntry, type ProcfileEntry } from "./procfile.ts";
-import { machineCpuTicks, mainThreadCpuMs, processCpuMs } from "./stats.ts";
+import { cpuTotal, describe, median, rate, WRK, WRK_THREADS, wrkRun, type RunResult, type Target, type WrkLoad } from "./ingest-runs.ts";
 
 const envNumber = (name: string, fallback: number) => {
   const value = Number(process.env[name] || fallback);
@@ -46,8 +46,7 @@ const CHATS = envNumber("BENCH_CHATS", 100_000);
 const RUNS = envNumber("BENCH_RUNS", 1);
 /** Bounds a run in count as well as time (each wrk thread stops after its share). */
 const MAX_REQUESTS = envNumber("BENCH_MAX_REQUESTS", 200_000);
-/** Two wrk threads: the machine has two cores and wrk must not take the server's CPU. */
-const WRK_THREADS = 2;
+const LOAD: WrkLoad = { connections: CONNECTIONS, chats: CHATS, maxRequests: MAX_REQUESTS };
 /** Unmeasured load first: JIT, pool connections and first-touch allocations are not the steady state. */
 const WARMUP_SECONDS = 2;
 /** Idle RSS is read after this pause, so start-up garbage has had a chance to be collected. */
@@ -59,7 +58,6 @@ const STOP_GRACE_MS = 10_000;
 /** Matches the product's rule (src/config.ts): a JWT secret has at least 32 characters. */
 const JWT_SECRET = "bench-ingest-secret-bench-ingest-secret!";
 const BUN = process.execPath;
-const WRK = "/usr/bin/wrk";
 const NATS_SERVER = "/usr/sbin/nats-server";
 const ROOT = join(import.meta.dir, "..");
 
@@ -168,130 +166,6 @@ async function api(base: string, path: string, body: unknown, token?: string): P
   return parsed.result;
 }
 
-/** What one side of a run is measured by: its server, where its database lives, its broker. */
-interface Target {
-  name: string;
-  service: Service;
-  botIds: string[];
-  /** The side's own database (production): its backends' CPU and its table counters. */
-  sql?: postgres.Sql;
-  natsPid?: number;
-}
-
-/** `bunMain`: the bun process's main thread, part of `bun`. */
-type Cpu = Record<"bun" | "bunMain" | "postgres" | "nats", number>;
-
-/** Backend pids of the side's database; a backend that starts during the run counts from zero. */
-async function backends(sql: postgres.Sql): Promise<number[]> {
-  const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
-  return rows.map((r) => r.pid);
-}
-
-async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, number> }> {
-  const pids = new Map<number, number>();
-  for (const pid of t.sql ? await backends(t.sql) : []) pids.set(pid, processCpuMs(pid));
-  return { cpu: { bun: processCpuMs(t.service.pid), bunMain: mainThreadCpuMs(t.service.pid), postgres: 0, nats: processCpuMs(t.natsPid) }, pids };
-}
-
-/**
- * `wal`: the cluster's WAL position in bytes. The sides run one after the other, so a run's
- * advance is its own writes (plus whatever else the server did meanwhile: nothing, in CI).
- */
-type TableCounters = { upd: number; hot: number; ins: number; vacuums: number; analyzes: number };
-type Counters = { commits: number; wal: number; tables: Map<string, TableCounters> };
-/** A table's counters before the run when it had none yet (created during the run). */
-const NO_COUNTS: TableCounters = { upd: 0, hot: 0, ins: 0, vacuums: 0, analyzes: 0 };
-async function dbCounters(sql?: postgres.Sql): Promise<Counters | undefined> {
-  if (!sql) return undefined;
-  const [db] = await sql<{ commits: string; wal: string }[]>`
-    select xact_commit::text as commits, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as wal from pg_stat_database where datname = current_database()`;
-  const rows = await sql<{ relname: string; upd: string; hot: string; ins: string; vacuums: string; analyzes: string }[]>`
-    select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot, n_tup_ins::text as ins,
-      autovacuum_count::text as vacuums, autoanalyze_count::text as analyzes from pg_stat_user_tables`;
-  return {
-    commits: Number(db!.commits), wal: Number(db!.wal),
-    tables: new Map(rows.map((r) => [r.relname, { upd: Number(r.upd), hot: Number(r.hot), ins: Number(r.ins), vacuums: Number(r.vacuums), analyzes: Number(r.analyzes) }])),
-  };
-}
-
-interface RunResult {
-  accepted: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  errors: string;
-  cpu: Cpu;
-  /**
-   * Share of the machine's cores nobody used during the run (wrk included): a side that leaves
-   * cores idle is bound by its own latency, not by CPU.
-   */
-  idle: number;
-  /** Share of the run's wall time the bun process's main thread was on a core: near 1, it is the bottleneck. */
-  mainBusy: number;
-  commitsPerMsg?: number;
-  walBytesPerMsg?: number;
-  updates?: string;
-  /**
-   * Autovacuum and autoanalyze runs finished during the run, by table. Why: each takes a core for
-   * a moment, on a 2-core machine a stall in the run's p99; this says whether one fell in the run.
-   */
-  maintenance?: string;
-}
-
-/** One bounded wrk run against a side; CPU and table counters read before and after. */
-async function wrkRun(t: Target, bots: string[], seconds: number, tag: string): Promise<RunResult> {
-  await t.sql?.unsafe("select pg_stat_clear_snapshot()");
-  const before = await sampleCpu(t);
-  const countersBefore = await dbCounters(t.sql);
-  const machineBefore = machineCpuTicks();
-  const proc = Bun.spawn([WRK, `-t${WRK_THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, "--timeout", "10s", "-s", join(import.meta.dir, "ingest.lua"), t.service.url], {
-    env: { ...process.env, BENCH_BOT_IDS: bots.join(","), BENCH_CHATS: String(CHATS), BENCH_TAG: tag, BENCH_MAX_PER_THREAD: String(Math.ceil(MAX_REQUESTS / WRK_THREADS)) },
-    stdout: "pipe", stderr: "pipe",
-  });
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  const machineAfter = machineCpuTicks();
-  const line = out.split("\n").find((l) => l.startsWith("WRK "));
-  if (!line) throw new Error(`wrk printed no result:\n${out}\n${err}`);
-  const w = JSON.parse(line.slice(4)) as Record<string, number>;
-  // Counters settle after the last commit; the stats collector flushes at transaction end.
-  await Bun.sleep(200);
-  const after = await sampleCpu(t);
-  await t.sql?.unsafe("select pg_stat_clear_snapshot()");
-  const countersAfter = await dbCounters(t.sql);
-  const accepted = w.requests! - w.status_errors!;
-  let postgresMs = 0;
-  for (const [pid, ms] of after.pids) postgresMs += ms - (before.pids.get(pid) ?? 0);
-  const per = (ms: number) => (accepted > 0 ? ms / accepted : NaN);
-  const errors = ["status_errors", "connect", "read", "write", "timeout"].filter((k) => w[k]).map((k) => `${k}×${w[k]}`).join(" ") || "none";
-  const result: RunResult = {
-    accepted, seconds: w.duration_us! / 1e6, p50: w.p50_us! / 1000, p99: w.p99_us! / 1000, errors,
-    cpu: { bun: per(after.cpu.bun - before.cpu.bun), bunMain: per(after.cpu.bunMain - before.cpu.bunMain), postgres: per(postgresMs), nats: per(after.cpu.nats - before.cpu.nats) },
-    mainBusy: (after.cpu.bunMain - before.cpu.bunMain) / (w.duration_us! / 1000),
-    idle: (machineAfter.idle - machineBefore.idle) / Math.max(1, machineAfter.total - machineBefore.total),
-  };
-  if (countersBefore && countersAfter) {
-    result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
-    result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
-    const moved = [...countersAfter.tables].map(([name, a]) => {
-      const was = countersBefore.tables.get(name) ?? NO_COUNTS;
-      return { name, upd: a.upd - was.upd, hot: a.hot - was.hot, vacuums: a.vacuums - was.vacuums, analyzes: a.analyzes - was.analyzes };
-    });
-    result.updates = moved.flatMap((t) => (t.upd > 0 ? [`${t.name} ${t.hot}/${t.upd} HOT`] : [])).join(", ");
-    result.maintenance = moved.flatMap((t) => (t.vacuums || t.analyzes ? [`${t.name} ${t.vacuums}/${t.analyzes}`] : [])).join(", ");
-  }
-  return result;
-}
-
-const rate = (r: RunResult) => r.accepted / r.seconds;
-const cpuTotal = (r: RunResult) => r.cpu.bun + r.cpu.postgres + r.cpu.nats;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-function describe(name: string, runs: RunResult[]): string {
-  const r = runs.map(rate);
-  const m = (f: (x: RunResult) => number) => median(runs.map(f));
-  const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} (main thread ${m((x) => x.cpu.bunMain).toFixed(3)}, busy ${(m((x) => x.mainBusy) * 100).toFixed(0)} %) pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
-  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; updates: ${runs.at(-1)!.updates || "none"}\n${"".padEnd(28)} autovacuum/autoanalyze runs: ${runs.at(-1)!.maintenance || "none"}`;
-  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
-}
 
 async function createDatabase(admin: URL, name: string): Promise<string> {
   const adminSql = () => postgres(admin.href, { max: 1, onnotice: () => {}, connect_timeout: 5 });
@@ -311,6 +185,21 @@ async function startNats(work: string): Promise<{ url: string; pid: number }> {
   const ready = () => Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((s) => (s.end(), true), () => false);
   const service = await start("nats", [NATS_SERVER, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(work, "nats")], {}, work, port, ready);
   return { url: `nats://127.0.0.1:${port}`, pid: service.pid };
+}
+
+/**
+ * A product's own database, migrated by the release of the checkout in `dir`; `env` gets its
+ * DATABASE_URL and `nats`. `whatIf`: SQL run after the migrations (BENCH_PRODUCT_SQL, BENCH_CANDIDATE_SQL).
+ * Returns a connection for the side's counters and backends.
+ */
+async function releasedDatabase(admin: URL, name: string, env: Record<string, string>, nats: Record<string, string>, dir: string, whatIf?: string): Promise<postgres.Sql> {
+  const url = await createDatabase(admin, name);
+  Object.assign(env, { DATABASE_URL: url, ...nats });
+  await runOnce("src/release.ts", env, dir);
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  cleanups.push(() => sql.end());
+  if (whatIf) await sql.unsafe(whatIf);
+  return sql;
 }
 
 /** Adds "NAME=value …" to `env`. */
@@ -336,25 +225,17 @@ async function benchMode(mode: Mode): Promise<void> {
 
   if (mode === "production") {
     const admin = new URL(process.env.DATABASE_URL!);
-    const productDb = await createDatabase(admin, `bench_ingest_${stamp}`);
-    const naiveDb = await createDatabase(admin, `bench_naive_${stamp}`);
     const nats = await startNats(work);
     natsPid = nats.pid;
-    Object.assign(productEnv, { DATABASE_URL: productDb, NATS_URL: nats.url, NATS_PREFIX: `bench${process.pid}` });
-    naiveEnv.NAIVE_DATABASE_URL = naiveDb;
-    await runOnce("src/release.ts", productEnv);
-    productSql = postgres(productDb, { max: 1, onnotice: () => {} });
-    if (process.env.BENCH_PRODUCT_SQL) await productSql.unsafe(process.env.BENCH_PRODUCT_SQL);
-    naiveSql = postgres(naiveDb, { max: 1, onnotice: () => {} });
-    cleanups.push(() => productSql!.end(), () => naiveSql!.end());
+    productSql = await releasedDatabase(admin, `bench_ingest_${stamp}`, productEnv, { NATS_URL: nats.url, NATS_PREFIX: `bench${process.pid}` }, ROOT, process.env.BENCH_PRODUCT_SQL);
     if (candidateDir) {
-      const candidateDb = await createDatabase(admin, `bench_candidate_${stamp}`);
-      Object.assign(candidateEnv, { DATABASE_URL: candidateDb, NATS_URL: nats.url, NATS_PREFIX: `benchc${process.pid}` });
-      await runOnce("src/release.ts", candidateEnv, candidateDir);
-      candidateSql = postgres(candidateDb, { max: 1, onnotice: () => {} });
-      cleanups.push(() => candidateSql!.end());
-      if (process.env.BENCH_CANDIDATE_SQL) await candidateSql.unsafe(process.env.BENCH_CANDIDATE_SQL);
+      const env = { NATS_URL: nats.url, NATS_PREFIX: `benchc${process.pid}` };
+      candidateSql = await releasedDatabase(admin, `bench_candidate_${stamp}`, candidateEnv, env, candidateDir, process.env.BENCH_CANDIDATE_SQL);
     }
+    const naiveDb = await createDatabase(admin, `bench_naive_${stamp}`);
+    naiveEnv.NAIVE_DATABASE_URL = naiveDb;
+    naiveSql = postgres(naiveDb, { max: 1, onnotice: () => {} });
+    cleanups.push(() => naiveSql!.end());
   } else {
     productEnv.DATA_DIR = join(work, "product");
     naiveEnv.NAIVE_PGLITE_DIR = join(work, "naive-pgdata");
@@ -384,13 +265,13 @@ async function benchMode(mode: Mode): Promise<void> {
 
   console.log(`\nmode ${mode}: wrk ${WRK_THREADS} threads, ${CONNECTIONS} connections, ${BOTS} bots, chats among ${CHATS}, ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per run, ${RUNS} run(s) each, alternating`);
   if (candidateDir) console.log(`candidate: ${candidateDir}`);
-  for (const t of targets) await wrkRun(t, t.botIds, WARMUP_SECONDS, `${t.name}-warm-${stamp}`);
+  for (const t of targets) await wrkRun(t, LOAD, t.botIds, WARMUP_SECONDS, `${t.name}-warm-${stamp}`);
   const scenarios = [["spread", (t: Target) => t.botIds], ["hot bot", (t: Target) => [t.botIds[0]!]]] as const;
   const wanted = (process.env.BENCH_SCENARIOS ?? "spread,hot").split(",");
   for (const [scenario, pick] of scenarios.filter(([name]) => wanted.includes(name.split(" ")[0]!))) {
     const results: Record<string, RunResult[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
     for (let run = 0; run < RUNS; run++) {
-      for (const t of targets) results[t.name]!.push(await wrkRun(t, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));
+      for (const t of targets) results[t.name]!.push(await wrkRun(t, LOAD, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));
     }
     for (const t of targets) console.log(describe(`${t.name}, ${scenario}`, results[t.name]!));
     if (candidate) {
