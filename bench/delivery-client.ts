@@ -22,6 +22,11 @@ export interface ClientOptions {
 export interface ClientResult {
   /** Two bare loopback HTTP round trips, one of them waiting for a committed insert. */
   baseline: number[];
+  /**
+   * The same, each after the idle pause a product round has before its POST: what the machine
+   * adds when its cores have slept (a microVM that halts an idle vCPU at once returns to cold caches).
+   */
+  pacedBaseline: number[];
   /** The naive long poll: POST → its parked poll's answer received. */
   naivePoll: number[];
   /** POST → the parked poll's answer received. */
@@ -36,12 +41,18 @@ export interface ClientResult {
 const PARK_MS = 25;
 
 export async function runClient({ runs, warmup, server, bare, bot }: ClientOptions): Promise<ClientResult> {
-  const baseline: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  const bareRound = async () => {
     const started = performance.now();
     await fetch(`${bare}/commit`).then((r) => r.text());
     await fetch(`${bare}/`).then((r) => r.text());
-    baseline.push(performance.now() - started);
+    return performance.now() - started;
+  };
+  const baseline: number[] = [];
+  for (let i = 0; i < runs; i++) baseline.push(await bareRound());
+  const pacedBaseline: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await Bun.sleep(PARK_MS);
+    pacedBaseline.push(await bareRound());
   }
   // Paced and timed exactly like the product's rounds below.
   const naiveRound = async (i: number) => {
@@ -103,7 +114,7 @@ export async function runClient({ runs, warmup, server, bare, bot }: ClientOptio
     delivery.push(round.delivered);
     acknowledged.push(round.acknowledged);
   }
-  return { baseline, naivePoll, delivery, acknowledged, coldDelivery };
+  return { baseline, pacedBaseline, naivePoll, delivery, acknowledged, coldDelivery };
 }
 
 if (import.meta.main) {

@@ -1,6 +1,7 @@
 // Delivery latency: POST /api/messages → a parked get-updates returns the update.
 // Printed next to a baseline measured in the same run: two bare loopback HTTP round trips
-// plus one committed insert on the same database. Runs in the mode the env names
+// plus one committed insert on the same database, back to back and again after the idle pause
+// each poll round has (the machine's price for waking idle cores). Runs in the mode the env names
 // (DATABASE_URL + NATS_URL → Postgres + JetStream; neither → embedded PGlite in memory).
 // The bot and the sender run in a process of their own (bench/delivery-client.ts), as real
 // clients do; --in-process runs them on the server's event loop instead (how it measured before
@@ -70,11 +71,13 @@ else {
   if (code !== 0) throw new Error(`delivery-client exited with ${code}`);
   result = JSON.parse(out) as ClientResult;
 }
-const [baseline, naivePoll, delivery, acknowledged, coldDelivery] = [result.baseline, result.naivePoll, result.delivery, result.acknowledged, result.coldDelivery]
-  .map((times) => times.sort((a, b) => a - b)) as [number[], number[], number[], number[], number[]];
+const [baseline, pacedBaseline, naivePoll, delivery, acknowledged, coldDelivery] = [
+  result.baseline, result.pacedBaseline, result.naivePoll, result.delivery, result.acknowledged, result.coldDelivery,
+].map((times) => times.sort((a, b) => a - b)) as [number[], number[], number[], number[], number[], number[]];
 
 console.log(`mode: ${config.mode}, runs: ${RUNS} after ${WARMUP} unmeasured, clients: ${process.argv.includes("--in-process") ? "in the server's process" : "own process"}`);
 console.log(report("baseline: 2 HTTP round trips + commit", baseline));
+console.log(report("the same after each round's idle pause", pacedBaseline, baseline));
 console.log(report("naive: POST → its parked poll returns", naivePoll, baseline));
 console.log(report("POST message → parked poll returns", delivery, baseline) + `  (×${(percentile(delivery, 50) / percentile(naivePoll, 50)).toFixed(2)} naive)`);
 console.log(report("POST message → its acknowledgement", acknowledged, baseline));
