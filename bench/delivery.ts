@@ -77,7 +77,7 @@ const [baseline, pacedBaseline, naivePoll, delivery, acknowledged, coldDelivery]
 
 console.log(`mode: ${config.mode}, runs: ${RUNS} after ${WARMUP} unmeasured, clients: ${process.argv.includes("--in-process") ? "in the server's process" : "own process"}`);
 console.log(report("baseline: 2 HTTP round trips + commit", baseline));
-console.log(report("the same after each round's idle pause", pacedBaseline, baseline));
+console.log(report("baseline after the idle pause", pacedBaseline, baseline));
 console.log(report("naive: POST → its parked poll returns", naivePoll, baseline));
 console.log(report("POST message → parked poll returns", delivery, baseline) + `  (×${(percentile(delivery, 50) / percentile(naivePoll, 50)).toFixed(2)} naive)`);
 console.log(report("POST message → its acknowledgement", acknowledged, baseline));
