@@ -23,9 +23,11 @@ export function recordPeer(request: Request, address: string | undefined, trust:
   if (address) keys.set(request, clientKey(resolveClient(normalise(address), request, trust)));
 }
 
+const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
 /** "::ffff:1.2.3.4" is the IPv4 client 1.2.3.4 on a dual-stack socket. */
 function normalise(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const mapped = IPV4_MAPPED.exec(address);
   return mapped ? mapped[1]! : address;
 }
 
@@ -69,7 +71,9 @@ export function resolveClient(peer: string, request: Request, trust: TrustProxy)
 
 /** The bucket an address counts under: itself for IPv4, its /64 for IPv6. */
 export function clientKey(address: string): string {
-  if (!isIPv6(address)) return address;
+  // Every request asks: an address without a colon is no IPv6 one, and node:net's check is a
+  // long regular expression (0.8 % of the samples of the delivery bench's server, profiled).
+  if (!address.includes(":") || !isIPv6(address)) return address;
   const bytes = v6Bytes(address).slice(0, IPV6_CLIENT_PREFIX_BITS / 8);
   const groups = [];
   for (let i = 0; i < bytes.length; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
