@@ -48,18 +48,20 @@ async function sampleCpu(t: Target): Promise<{ cpu: Cpu; pids: Map<number, numbe
  * advance is its own writes (plus whatever else the server did meanwhile: nothing, in CI).
  */
 type TableCounters = { upd: number; hot: number; ins: number; vacuums: number; analyzes: number };
-type Counters = { commits: number; wal: number; tables: Map<string, TableCounters> };
+type Counters = { commits: number; wal: number; checkpoints: number; tables: Map<string, TableCounters> };
 /** A table's counters before the run when it had none yet (created during the run). */
 const NO_COUNTS: TableCounters = { upd: 0, hot: 0, ins: 0, vacuums: 0, analyzes: 0 };
 async function dbCounters(sql?: postgres.Sql): Promise<Counters | undefined> {
   if (!sql) return undefined;
-  const [db] = await sql<{ commits: string; wal: string }[]>`
-    select xact_commit::text as commits, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as wal from pg_stat_database where datname = current_database()`;
+  const [db] = await sql<{ commits: string; wal: string; checkpoints: string }[]>`
+    select xact_commit::text as commits, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as wal,
+      (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter)::text as checkpoints
+    from pg_stat_database where datname = current_database()`;
   const rows = await sql<{ relname: string; upd: string; hot: string; ins: string; vacuums: string; analyzes: string }[]>`
     select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot, n_tup_ins::text as ins,
       autovacuum_count::text as vacuums, autoanalyze_count::text as analyzes from pg_stat_user_tables`;
   return {
-    commits: Number(db!.commits), wal: Number(db!.wal),
+    commits: Number(db!.commits), wal: Number(db!.wal), checkpoints: Number(db!.checkpoints),
     tables: new Map(rows.map((r) => [r.relname, { upd: Number(r.upd), hot: Number(r.hot), ins: Number(r.ins), vacuums: Number(r.vacuums), analyzes: Number(r.analyzes) }])),
   };
 }
@@ -80,6 +82,11 @@ export interface RunResult {
   mainBusy: number;
   commitsPerMsg?: number;
   walBytesPerMsg?: number;
+  /**
+   * Checkpoints the server started during the run. Why: after one starts, each page's first
+   * change is logged whole and commits flush more WAL; round 22 found the p99 stalls there.
+   */
+  checkpoints?: number;
   updates?: string;
   /**
    * Autovacuum and autoanalyze runs finished during the run, by table. Why: each takes a core for
@@ -122,6 +129,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
     result.walBytesPerMsg = (countersAfter.wal - countersBefore.wal) / Math.max(1, accepted);
+    result.checkpoints = countersAfter.checkpoints - countersBefore.checkpoints;
     const moved = [...countersAfter.tables].map(([name, a]) => {
       const was = countersBefore.tables.get(name) ?? NO_COUNTS;
       return { name, upd: a.upd - was.upd, hot: a.hot - was.hot, vacuums: a.vacuums - was.vacuums, analyzes: a.analyzes - was.analyzes };
@@ -139,6 +147,6 @@ export function describe(name: string, runs: RunResult[]): string {
   const r = runs.map(rate);
   const m = (f: (x: RunResult) => number) => median(runs.map(f));
   const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} (main thread ${m((x) => x.cpu.bunMain).toFixed(3)}, busy ${(m((x) => x.mainBusy) * 100).toFixed(0)} %) pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
-  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; updates: ${runs.at(-1)!.updates || "none"}\n${"".padEnd(28)} autovacuum/autoanalyze runs: ${runs.at(-1)!.maintenance || "none"}`;
-  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
+  const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; checkpoints started ${runs.map((x) => x.checkpoints).join(" / ")}; updates: ${runs.at(-1)!.updates || "none"}\n${"".padEnd(28)} autovacuum/autoanalyze runs: ${runs.at(-1)!.maintenance || "none"}`;
+  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms${runs.length > 1 ? ` (${runs.map((x) => x.p99.toFixed(1)).join(" / ")})` : ""}  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
 }
