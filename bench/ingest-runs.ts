@@ -4,6 +4,10 @@
 import { join } from "node:path";
 import type postgres from "postgres";
 import { machineCpuTicks, mainThreadCpuMs, processCpuMs } from "./stats.ts";
+import { walByRelation, walPosition } from "./wal-by-relation.ts";
+
+/** BENCH_WAL_BY_RELATION=1: after each run on PostgreSQL, where its WAL went (bench/wal-by-relation.ts). */
+const WAL_BY_RELATION = Boolean(process.env.BENCH_WAL_BY_RELATION);
 
 /** Two wrk threads: the machine has two cores and wrk must not take the server's CPU. */
 export const WRK_THREADS = 2;
@@ -87,6 +91,8 @@ export interface RunResult {
    * change is logged whole and commits flush more WAL; round 22 found the p99 stalls there.
    */
   checkpoints?: number;
+  /** BENCH_WAL_BY_RELATION: the run's WAL per message by relation and record kind. */
+  walByRelation?: string[];
   updates?: string;
   /**
    * Autovacuum and autoanalyze runs finished during the run, by table. Why: each takes a core for
@@ -100,6 +106,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
   await t.sql?.unsafe("select pg_stat_clear_snapshot()");
   const before = await sampleCpu(t);
   const countersBefore = await dbCounters(t.sql);
+  const walFrom = WAL_BY_RELATION && t.sql ? await walPosition(t.sql) : undefined;
   const machineBefore = machineCpuTicks();
   const proc = Bun.spawn([WRK, `-t${WRK_THREADS}`, `-c${load.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", join(import.meta.dir, "ingest.lua"), t.service.url], {
     env: { ...process.env, BENCH_BOT_IDS: bots.join(","), BENCH_CHATS: String(load.chats), BENCH_TAG: tag, BENCH_MAX_PER_THREAD: String(Math.ceil(load.maxRequests / WRK_THREADS)) },
@@ -135,6 +142,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
       return { name, upd: a.upd - was.upd, hot: a.hot - was.hot, vacuums: a.vacuums - was.vacuums, analyzes: a.analyzes - was.analyzes };
     });
     result.updates = moved.flatMap((t) => (t.upd > 0 ? [`${t.name} ${t.hot}/${t.upd} HOT`] : [])).join(", ");
+    if (walFrom) result.walByRelation = await walByRelation(t.sql!, walFrom, accepted);
     result.maintenance = moved.flatMap((t) => (t.vacuums || t.analyzes ? [`${t.name} ${t.vacuums}/${t.analyzes}`] : [])).join(", ");
   }
   return result;
@@ -148,5 +156,6 @@ export function describe(name: string, runs: RunResult[]): string {
   const m = (f: (x: RunResult) => number) => median(runs.map(f));
   const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} (main thread ${m((x) => x.cpu.bunMain).toFixed(3)}, busy ${(m((x) => x.mainBusy) * 100).toFixed(0)} %) pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
   const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; checkpoints started ${runs.map((x) => x.checkpoints).join(" / ")}; updates: ${runs.at(-1)!.updates || "none"}\n${"".padEnd(28)} autovacuum/autoanalyze runs: ${runs.at(-1)!.maintenance || "none"}`;
-  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms${runs.length > 1 ? ` (${runs.map((x) => x.p99.toFixed(1)).join(" / ")})` : ""}  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}`;
+  const wal = runs.at(-1)!.walByRelation?.map((line) => `\n${"".padEnd(28)} ${line}`).join("") ?? "";
+  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms${runs.length > 1 ? ` (${runs.map((x) => x.p99.toFixed(1)).join(" / ")})` : ""}  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}${wal}`;
 }

@@ -12,7 +12,7 @@
 // Production needs DATABASE_URL (only the server is used: the bench creates and drops its
 // own databases) and starts its own nats-server (JetStream, temp dir) so its CPU is ours alone.
 // Env: BENCH_SECONDS (15), BENCH_CONNECTIONS (64), BENCH_BOTS (10), BENCH_CHATS (100000),
-//      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_KEEP_LOGS, BENCH_PROFILE=<dir> (bun --cpu-prof-md),
+//      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_KEEP_LOGS, BENCH_PROFILE=<dir> (bun --cpu-prof-md), BENCH_WAL_BY_RELATION=1 (production: each side's WAL per message by relation, pg_walinspect),
 //      BENCH_SCENARIOS (spread,hot), BENCH_PRODUCT_SQL (what-if: SQL run on the product's database after
 //      its migrations, e.g. "drop index x", to price an index or a setting before building the change),
 //      BENCH_PRODUCT_ENV ("NAME=value …" for the product's process alone),
