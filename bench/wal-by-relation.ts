@@ -16,8 +16,8 @@ export async function walPosition(sql: postgres.Sql): Promise<string> {
 
 /**
  * One line per relation and record kind between `from` and now, largest first, in bytes per
- * accepted message (records of other databases are left out). The
- * extension is created in the side's own database (superuser); without it, why not.
+ * accepted message (records of other databases are left out). The extension is created in the
+ * side's own database (superuser); without it, one line that says why not.
  */
 export async function walByRelation(sql: postgres.Sql, from: string, accepted: number): Promise<string[]> {
   try {
