@@ -263,7 +263,7 @@ async function benchMode(mode: Mode): Promise<void> {
   const naive: Target = { name: "naive", service: naiveService, botIds: Array.from({ length: BOTS }, () => crypto.randomUUID()), sql: naiveSql };
   const targets = candidate ? [product, candidate, naive] : [product, naive];
 
-  console.log(`\nmode ${mode}: wrk ${WRK_THREADS} threads, ${CONNECTIONS} connections, ${BOTS} bots, chats among ${CHATS}, ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per run, ${RUNS} run(s) each, alternating`);
+  console.log(`\nmode ${mode}: wrk ${WRK_THREADS} threads, ${CONNECTIONS} connections, ${BOTS} bots, chats among ${CHATS}, ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per run, ${RUNS} run(s) each, alternating, each round starting with the next side`);
   if (candidateDir) console.log(`candidate: ${candidateDir}`);
   for (const t of targets) await wrkRun(t, LOAD, t.botIds, WARMUP_SECONDS, `${t.name}-warm-${stamp}`);
   const scenarios = [["spread", (t: Target) => t.botIds], ["hot bot", (t: Target) => [t.botIds[0]!]]] as const;
@@ -271,14 +271,17 @@ async function benchMode(mode: Mode): Promise<void> {
   for (const [scenario, pick] of scenarios.filter(([name]) => wanted.includes(name.split(" ")[0]!))) {
     const results: Record<string, RunResult[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
     for (let run = 0; run < RUNS; run++) {
-      for (const t of targets) results[t.name]!.push(await wrkRun(t, LOAD, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));
+      // Each round starts with the next side: a checkpoint comes every so many MB of WAL, and when
+      // that matched one round's length it fell in the same side's runs every time (round 32).
+      const order = targets.map((_, i) => targets[(i + run) % targets.length]!);
+      for (const t of order) results[t.name]!.push(await wrkRun(t, LOAD, pick(t), SECONDS, `${t.name}-${scenario.replace(" ", "")}-${run}-${stamp}`));
     }
     for (const t of targets) console.log(describe(`${t.name}, ${scenario}`, results[t.name]!));
     if (candidate) {
       const pairs = (f: (r: RunResult) => number) => median(results.candidate!.map((c, i) => f(c) / f(results.product![i]!)));
       console.log(`${"".padEnd(28)} candidate/product ×${pairs(rate).toFixed(3)} msgs/s, CPU per message ×${pairs(cpuTotal).toFixed(3)} (bun ×${pairs((r) => r.cpu.bun).toFixed(3)}, pg ×${pairs((r) => r.cpu.postgres).toFixed(3)}, nats ×${pairs((r) => r.cpu.nats).toFixed(3)}; medians of the run pairs' ratios)`);
     }
-    // Each run's CPU beside the naive run right after it: the machine's drift between invocations
+    // Each run's CPU beside the naive run of the same round: the machine's drift between invocations
     // (a fifth here) cancels in the pair, the differences a change makes do not.
     const cpuPairs = results.product!.map((p, i) => cpuTotal(p) / cpuTotal(results.naive![i]!));
     console.log(`${"".padEnd(28)} product/naive ×${(median(results.product!.map(rate)) / median(results.naive!.map(rate))).toFixed(2)} msgs/s, CPU per message ×${median(cpuPairs).toFixed(2)} (median of the run pairs' ratios)`);
