@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type postgres from "postgres";
 import { machineCpuTicks, mainThreadCpuMs, processCpuMs } from "./stats.ts";
-import { walByRelation, walPosition } from "./wal-by-relation.ts";
+import { walByRelation } from "./wal-by-relation.ts";
 
 /** BENCH_WAL_BY_RELATION=1: after each run on PostgreSQL, where its WAL went (bench/wal-by-relation.ts). */
 const WAL_BY_RELATION = Boolean(process.env.BENCH_WAL_BY_RELATION);
@@ -106,7 +106,6 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
   await t.sql?.unsafe("select pg_stat_clear_snapshot()");
   const before = await sampleCpu(t);
   const countersBefore = await dbCounters(t.sql);
-  const walFrom = WAL_BY_RELATION && t.sql ? await walPosition(t.sql) : undefined;
   const machineBefore = machineCpuTicks();
   const proc = Bun.spawn([WRK, `-t${WRK_THREADS}`, `-c${load.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", join(import.meta.dir, "ingest.lua"), t.service.url], {
     env: { ...process.env, BENCH_BOT_IDS: bots.join(","), BENCH_CHATS: String(load.chats), BENCH_TAG: tag, BENCH_MAX_PER_THREAD: String(Math.ceil(load.maxRequests / WRK_THREADS)) },
@@ -142,7 +141,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
       return { name, upd: a.upd - was.upd, hot: a.hot - was.hot, vacuums: a.vacuums - was.vacuums, analyzes: a.analyzes - was.analyzes };
     });
     result.updates = moved.flatMap((t) => (t.upd > 0 ? [`${t.name} ${t.hot}/${t.upd} HOT`] : [])).join(", ");
-    if (walFrom) result.walByRelation = await walByRelation(t.sql!, walFrom, accepted);
+    if (WAL_BY_RELATION) result.walByRelation = await walByRelation(t.sql!, countersBefore.wal, countersAfter.wal, accepted);
     result.maintenance = moved.flatMap((t) => (t.vacuums || t.analyzes ? [`${t.name} ${t.vacuums}/${t.analyzes}`] : [])).join(", ");
   }
   return result;

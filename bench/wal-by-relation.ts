@@ -8,26 +8,20 @@ import type postgres from "postgres";
 /** Rows printed per side: the rest is a long tail of a few bytes each. */
 const TOP_RELATIONS = 12;
 
-/** The WAL insert position, as pg_walinspect takes it. */
-export async function walPosition(sql: postgres.Sql): Promise<string> {
-  const [row] = await sql<{ lsn: string }[]>`select pg_current_wal_insert_lsn()::text as lsn`;
-  return row!.lsn;
-}
-
 /**
- * One line per relation and record kind between `from` and now, largest first, in bytes per
- * accepted message (records of other databases are left out). The extension is created in the
- * side's own database (superuser); without it, one line that says why not.
+ * One line per relation and record kind between two WAL positions (in bytes, as the run's WAL
+ * figure takes them), largest first, in bytes per accepted message (records of other databases
+ * are left out). The extension is created in the side's own database (superuser), after `to`:
+ * its own records stay out of the range; without it, one line that says why not.
  */
-export async function walByRelation(sql: postgres.Sql, from: string, accepted: number): Promise<string[]> {
+export async function walByRelation(sql: postgres.Sql, from: number, to: number, accepted: number): Promise<string[]> {
   try {
     await sql`create extension if not exists pg_walinspect`;
-    const to = await walPosition(sql);
     const rows = await sql<{ rel: string; kind: string; records: string; bytes: string; fpi: string }[]>`
       with r as (
         select resource_manager || ' ' || split_part(record_type, ' ', 1) as kind, record_length, fpi_length,
           regexp_match(block_ref, 'rel \\d+/(\\d+)/(\\d+)') as ref
-        from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn))
+        from pg_get_wal_records_info('0/0'::pg_lsn + ${from}::numeric, '0/0'::pg_lsn + ${to}::numeric))
       select c.relname as rel, r.kind, count(*)::text as records, sum(r.record_length)::text as bytes, sum(r.fpi_length)::text as fpi
       from r join pg_class c on c.relfilenode = r.ref[2]::oid
       where r.ref[1]::oid = (select oid from pg_database where datname = current_database())
