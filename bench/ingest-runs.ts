@@ -1,6 +1,7 @@
 // One side of bench/ingest.ts measured over one bounded wrk run: msgs/s, latency, CPU per
 // accepted message per process (bun, its database's backends, nats-server), and, on PostgreSQL,
 // commits, WAL, HOT updates and autovacuum runs; and how a side's runs are summed up.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type postgres from "postgres";
 import { machineCpuTicks, mainThreadCpuMs, processCpuMs } from "./stats.ts";
@@ -30,6 +31,8 @@ export interface Target {
   /** The side's own database (production): its backends' CPU and its table counters. */
   sql?: postgres.Sql;
   natsPid?: number;
+  /** BENCH_GC: the log its process writes JSC's collection lines to (BUN_JSC_logGC=1). */
+  gcLog?: string;
 }
 
 /** `bunMain`: the bun process's main thread, part of `bun`. */
@@ -99,6 +102,35 @@ export interface RunResult {
    * a moment, on a 2-core machine a stall in the run's p99; this says whether one fell in the run.
    */
   maintenance?: string;
+  /** BENCH_GC: the collections that started during the run and the pauses they made. */
+  gc?: GcFigures;
+}
+
+/**
+ * What the collector did during a run, from JSC's log (BUN_JSC_logGC=1): each collection's START
+ * line names its kind, each `p=` is one stop of the mutator. Why: a pause holds every request in
+ * flight, so pauses longer than a few ms are where a p99 comes from (round 31).
+ */
+export interface GcFigures { eden: number; full: number; pauseMs: number; longestMs: number; over5ms: number }
+
+function logSize(file?: string): number {
+  try {
+    return file ? statSync(file).size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function gcSince(file: string, from: number): Promise<GcFigures> {
+  const text = await Bun.file(file).slice(from).text();
+  const pauses = [...text.matchAll(/\bp=([0-9.]+)ms/g)].map((m) => Number(m[1]));
+  return {
+    eden: text.match(/=> EdenCollection/g)?.length ?? 0,
+    full: text.match(/=> FullCollection/g)?.length ?? 0,
+    pauseMs: pauses.reduce((a, b) => a + b, 0),
+    longestMs: Math.max(0, ...pauses),
+    over5ms: pauses.filter((p) => p > 5).length,
+  };
 }
 
 /** One bounded wrk run against a side; CPU and table counters read before and after. */
@@ -107,6 +139,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
   const before = await sampleCpu(t);
   const countersBefore = await dbCounters(t.sql);
   const machineBefore = machineCpuTicks();
+  const gcFrom = logSize(t.gcLog);
   const proc = Bun.spawn([WRK, `-t${WRK_THREADS}`, `-c${load.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", join(import.meta.dir, "ingest.lua"), t.service.url], {
     env: { ...process.env, BENCH_BOT_IDS: bots.join(","), BENCH_CHATS: String(load.chats), BENCH_TAG: tag, BENCH_MAX_PER_THREAD: String(Math.ceil(load.maxRequests / WRK_THREADS)) },
     stdout: "pipe", stderr: "pipe",
@@ -119,6 +152,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
   // Counters settle after the last commit; the stats collector flushes at transaction end.
   await Bun.sleep(200);
   const after = await sampleCpu(t);
+  const gc = t.gcLog ? await gcSince(t.gcLog, gcFrom) : undefined;
   await t.sql?.unsafe("select pg_stat_clear_snapshot()");
   const countersAfter = await dbCounters(t.sql);
   const accepted = w.requests! - w.status_errors!;
@@ -131,6 +165,7 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
     cpu: { bun: per(after.cpu.bun - before.cpu.bun), bunMain: per(after.cpu.bunMain - before.cpu.bunMain), postgres: per(postgresMs), nats: per(after.cpu.nats - before.cpu.nats) },
     mainBusy: (after.cpu.bunMain - before.cpu.bunMain) / (w.duration_us! / 1000),
     idle: (machineAfter.idle - machineBefore.idle) / Math.max(1, machineAfter.total - machineBefore.total),
+    gc,
   };
   if (countersBefore && countersAfter) {
     result.commitsPerMsg = (countersAfter.commits - countersBefore.commits) / Math.max(1, accepted);
@@ -155,6 +190,7 @@ export function describe(name: string, runs: RunResult[]): string {
   const m = (f: (x: RunResult) => number) => median(runs.map(f));
   const cpu = `CPU ms/msg bun ${m((x) => x.cpu.bun).toFixed(3)} (main thread ${m((x) => x.cpu.bunMain).toFixed(3)}, busy ${(m((x) => x.mainBusy) * 100).toFixed(0)} %) pg ${m((x) => x.cpu.postgres).toFixed(3)} nats ${m((x) => x.cpu.nats).toFixed(3)} = ${m(cpuTotal).toFixed(3)}; cores idle ${(m((x) => x.idle) * 100).toFixed(0)} %`;
   const extra = runs[0]!.commitsPerMsg === undefined ? "" : `\n${"".padEnd(28)} commits/msg ${m((x) => x.commitsPerMsg!).toFixed(3)}; WAL B/msg ${m((x) => x.walBytesPerMsg!).toFixed(0)}; checkpoints started ${runs.map((x) => x.checkpoints).join(" / ")}; updates: ${runs.at(-1)!.updates || "none"}\n${"".padEnd(28)} autovacuum/autoanalyze runs: ${runs.at(-1)!.maintenance || "none"}`;
+  const gc = runs[0]!.gc === undefined ? "" : `\n${"".padEnd(28)} collections per 1,000 msgs ${m((x) => ((x.gc!.eden + x.gc!.full) * 1000) / x.accepted).toFixed(2)} (full ${m((x) => (x.gc!.full * 1000) / x.accepted).toFixed(2)}); pauses ${m((x) => x.gc!.pauseMs / x.seconds).toFixed(1)} ms per s, ${m((x) => x.gc!.over5ms / x.seconds).toFixed(2)} per s over 5 ms, longest ${runs.map((x) => x.gc!.longestMs.toFixed(1)).join(" / ")} ms`;
   const wal = runs.at(-1)!.walByRelation?.map((line) => `\n${"".padEnd(28)} ${line}`).join("") ?? "";
-  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms${runs.length > 1 ? ` (${runs.map((x) => x.p99.toFixed(1)).join(" / ")})` : ""}  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}${wal}`;
+  return `${name.padEnd(28)} ${r.map((x) => x.toFixed(0)).join(" / ").padStart(18)} msgs/s (median ${median(r).toFixed(0)})  p50 ${m((x) => x.p50).toFixed(1)} ms  p99 ${m((x) => x.p99).toFixed(1)} ms${runs.length > 1 ? ` (${runs.map((x) => x.p99.toFixed(1)).join(" / ")})` : ""}  errors: ${runs.map((x) => x.errors).join("; ")}\n${"".padEnd(28)} ${cpu}${extra}${gc}${wal}`;
 }

@@ -13,6 +13,7 @@
 // own databases) and starts its own nats-server (JetStream, temp dir) so its CPU is ours alone.
 // Env: BENCH_SECONDS (15), BENCH_CONNECTIONS (64), BENCH_BOTS (10), BENCH_CHATS (100000),
 //      BENCH_RUNS (1), BENCH_MAX_REQUESTS (200000 per run), BENCH_LOG_LEVEL (info), BENCH_KEEP_LOGS, BENCH_PROFILE=<dir> (bun --cpu-prof-md), BENCH_WAL_BY_RELATION=1 (production: each side's WAL per message by relation, pg_walinspect),
+//      BENCH_GC=1 (each run's collections per 1,000 messages and pauses per second, from JSC's log),
 //      BENCH_SCENARIOS (spread,hot), BENCH_PRODUCT_SQL (what-if: SQL run on the product's database after
 //      its migrations, e.g. "drop index x", to price an index or a setting before building the change),
 //      BENCH_PRODUCT_ENV ("NAME=value …" for the product's process alone),
@@ -58,6 +59,8 @@ const STOP_GRACE_MS = 10_000;
 /** Matches the product's rule (src/config.ts): a JWT secret has at least 32 characters. */
 const JWT_SECRET = "bench-ingest-secret-bench-ingest-secret!";
 const BUN = process.execPath;
+/** BENCH_GC=1: each run's collections and pauses (JSC's log), for the product and the candidate. */
+const GC = Boolean(process.env.BENCH_GC);
 const NATS_SERVER = "/usr/sbin/nats-server";
 const ROOT = join(import.meta.dir, "..");
 
@@ -245,6 +248,8 @@ async function benchMode(mode: Mode): Promise<void> {
   // The product as deployed: the Procfile's web process in production, `npm start`'s command embedded.
   const productLaunch = mode === "production" ? procfileEntry("web") : { argv: [BUN, "src/main.ts"], env: {} };
   // BENCH_PRODUCT_ENV="NAME=value …": extra environment for the product alone (BUN_JSC_logGC=1 logs its collections).
+  // BENCH_GC=1: the product (and candidate) log JSC's collections; each run's are counted from there.
+  if (GC) productEnv.BUN_JSC_logGC = candidateEnv.BUN_JSC_logGC = "1";
   addEnv(productEnv, process.env.BENCH_PRODUCT_ENV);
   addEnv(candidateEnv, process.env.BENCH_CANDIDATE_ENV);
   const productService = await startBun("product", productLaunch, productEnv, work);
@@ -258,8 +263,9 @@ async function benchMode(mode: Mode): Promise<void> {
     for (let i = 0; i < BOTS; i++) ids.push((await api(service.url, "/api/bots", { name: `Ingest ${i}` }, token)).id);
     return ids;
   };
-  const product: Target = { name: "product", service: productService, botIds: await botsOf(productService), sql: productSql, natsPid };
-  const candidate: Target | undefined = candidateService && { name: "candidate", service: candidateService, botIds: await botsOf(candidateService), sql: candidateSql, natsPid };
+  const gcLog = (name: string) => (GC ? join(work, `${name}.log`) : undefined);
+  const product: Target = { name: "product", service: productService, botIds: await botsOf(productService), sql: productSql, natsPid, gcLog: gcLog("product") };
+  const candidate: Target | undefined = candidateService && { name: "candidate", service: candidateService, botIds: await botsOf(candidateService), sql: candidateSql, natsPid, gcLog: gcLog("candidate") };
   const naive: Target = { name: "naive", service: naiveService, botIds: Array.from({ length: BOTS }, () => crypto.randomUUID()), sql: naiveSql };
   const targets = candidate ? [product, candidate, naive] : [product, naive];
 
