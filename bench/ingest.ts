@@ -23,7 +23,7 @@
 //      drift of the same minutes, which moves either side's figures by a fifth between invocations),
 //      BENCH_CANDIDATE_SQL and BENCH_CANDIDATE_ENV (as the product's, for the candidate alone; with
 //      BENCH_CANDIDATE_DIR=. a what-if is priced against the unchanged product in the same minutes).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
@@ -114,12 +114,16 @@ type Service = { url: string; pid: number; stop: () => Promise<void> };
 /** Spawns a process with exactly `env`; waits for `ready` (default: GET /readyz answers). */
 async function start(name: string, cmd: string[], env: Record<string, string>, logDir: string, port: number, ready?: () => Promise<boolean>, cwd = ROOT): Promise<Service> {
   const log = join(logDir, `${name}.log`);
+  // One descriptor opened for appending, for both streams: two opens of the file each wrote from
+  // their own offset, and the request log overwrote the collector's lines (BENCH_GC).
+  const fd = openSync(log, "a");
   const proc = Bun.spawn(cmd, {
     cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env, PORT: String(port), HOST: "127.0.0.1" },
-    stdout: Bun.file(log),
-    stderr: Bun.file(log),
+    stdout: fd,
+    stderr: fd,
   });
+  closeSync(fd);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
