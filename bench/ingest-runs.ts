@@ -113,14 +113,6 @@ export interface RunResult {
  */
 export interface GcFigures { eden: number; full: number; pauseMs: number; longestMs: number; over5ms: number }
 
-function logSize(file?: string): number {
-  try {
-    return file ? statSync(file).size : 0;
-  } catch {
-    return 0;
-  }
-}
-
 async function gcSince(file: string, from: number): Promise<GcFigures> {
   const text = await Bun.file(file).slice(from).text();
   const pauses = [...text.matchAll(/\bp=([0-9.]+)ms/g)].map((m) => Number(m[1]));
@@ -139,7 +131,8 @@ export async function wrkRun(t: Target, load: WrkLoad, bots: string[], seconds: 
   const before = await sampleCpu(t);
   const countersBefore = await dbCounters(t.sql);
   const machineBefore = machineCpuTicks();
-  const gcFrom = logSize(t.gcLog);
+  // The log exists from the process's start (bench/ingest.ts opens it before spawning).
+  const gcFrom = t.gcLog ? statSync(t.gcLog).size : 0;
   const proc = Bun.spawn([WRK, `-t${WRK_THREADS}`, `-c${load.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", join(import.meta.dir, "ingest.lua"), t.service.url], {
     env: { ...process.env, BENCH_BOT_IDS: bots.join(","), BENCH_CHATS: String(load.chats), BENCH_TAG: tag, BENCH_MAX_PER_THREAD: String(Math.ceil(load.maxRequests / WRK_THREADS)) },
     stdout: "pipe", stderr: "pipe",

@@ -109,7 +109,8 @@ const tail = (file: string) => {
   }
 };
 
-type Service = { url: string; pid: number; stop: () => Promise<void> };
+/** `log`: the file its stdout and stderr go to. */
+type Service = { url: string; pid: number; log: string; stop: () => Promise<void> };
 
 /** Spawns a process with exactly `env`; waits for `ready` (default: GET /readyz answers). */
 async function start(name: string, cmd: string[], env: Record<string, string>, logDir: string, port: number, ready?: () => Promise<boolean>, cwd = ROOT): Promise<Service> {
@@ -139,7 +140,7 @@ async function start(name: string, cmd: string[], env: Record<string, string>, l
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode} during start-up:\n${tail(log)}`);
-    if (await isReady()) return { url, pid: proc.pid, stop };
+    if (await isReady()) return { url, pid: proc.pid, log, stop };
     await Bun.sleep(100);
   }
   throw new Error(`${name} not ready within ${STARTUP_TIMEOUT_MS / 1000} s:\n${tail(log)}`);
@@ -267,9 +268,9 @@ async function benchMode(mode: Mode): Promise<void> {
     for (let i = 0; i < BOTS; i++) ids.push((await api(service.url, "/api/bots", { name: `Ingest ${i}` }, token)).id);
     return ids;
   };
-  const gcLog = (name: string) => (GC ? join(work, `${name}.log`) : undefined);
-  const product: Target = { name: "product", service: productService, botIds: await botsOf(productService), sql: productSql, natsPid, gcLog: gcLog("product") };
-  const candidate: Target | undefined = candidateService && { name: "candidate", service: candidateService, botIds: await botsOf(candidateService), sql: candidateSql, natsPid, gcLog: gcLog("candidate") };
+  const gcLog = (service: Service) => (GC ? service.log : undefined);
+  const product: Target = { name: "product", service: productService, botIds: await botsOf(productService), sql: productSql, natsPid, gcLog: gcLog(productService) };
+  const candidate: Target | undefined = candidateService && { name: "candidate", service: candidateService, botIds: await botsOf(candidateService), sql: candidateSql, natsPid, gcLog: gcLog(candidateService) };
   const naive: Target = { name: "naive", service: naiveService, botIds: Array.from({ length: BOTS }, () => crypto.randomUUID()), sql: naiveSql };
   const targets = candidate ? [product, candidate, naive] : [product, naive];
 
