@@ -7,8 +7,9 @@
 // messages and paid them alone, while one hot bot's batches of ~28 already beat a naive server.
 // A batch whose chats and senders the process remembers (intake-cache.ts) is planned before the
 // transaction starts and written behind the lock and a check of what the plan assumed, without
-// the look-ups: on PostgreSQL sent whole, writes and COMMIT included, one round trip instead of
-// two (the look-ups' answer, then the writes); on PGlite the look-ups' own time is saved.
+// the look-ups: on PostgreSQL one statement that locks, checks and writes, committed as its own
+// transaction (one round trip instead of two, and no BEGIN or COMMIT); on PGlite the look-ups'
+// own time is saved.
 import type { Db, Queryable } from "../db/driver.ts";
 import type { DbBot } from "../db/bots.ts";
 import type { DbContact } from "../db/contacts.ts";
@@ -17,7 +18,7 @@ import type { BotUpdates } from "../updates/sql.ts";
 import {
   findConversationsByIds, findIntakeState, lockBots, type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot,
 } from "../db/intake.ts";
-import { writeIncomingBatch, type IncomingBatchWritten } from "../db/intake-write.ts";
+import { writeIncomingBatch, writeKnownBatchAlone, type IncomingBatchWritten } from "../db/intake-write.ts";
 import { KEPT_PLANS, keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
 import { isStaleIntakePlan, type PlannedFrom } from "../db/intake-guard.ts";
 import { isDependencyOutage, notFound } from "../core/errors.ts";
@@ -279,11 +280,12 @@ export class IntakeCommitter {
   }
 
   /**
-   * One transaction for batches planned from memory: the lock, then the writes with the check of
-   * what the plans assumed, then COMMIT, sent whole on PostgreSQL (no answer awaited in between).
-   * When the check refuses, the write fails whole and COMMIT rolls back: it rejects with that
-   * refusal. The lock and the check probe primary keys (a stored client id is refused by its
-   * unique index): kept plans are safe from the start, whatever the tables held when they were made.
+   * Batches planned from memory: the lock, then the writes with the check of what the plans
+   * assumed. On PostgreSQL one statement, committed as its own transaction (db/intake-write.ts
+   * writeKnownBatchAlone); on PGlite one transaction whose log append follows the write. When the
+   * check refuses, the write fails whole and nothing is committed: it rejects with that refusal.
+   * The lock and the check probe primary keys (a stored client id is refused by its unique index):
+   * kept plans are safe from the start, whatever the tables held when they were made.
    */
   private async transactionFromMemory(batches: Handed[], remembered: Remembered[], writesSent: () => void): Promise<(Committed | Error)[]> {
     const { db } = this.deps;
@@ -291,13 +293,19 @@ export class IntakeCommitter {
       conversations: remembered.flatMap((r) => r.found.conversations),
       contacts: remembered.flatMap((r) => r.found.contacts),
     };
+    const stored = () => ({
+      conversations: new Map(planned.conversations.map((c) => [c.id, c])), contacts: new Map(planned.contacts.map((c) => [c.id, c])),
+    });
+    const plans = remembered.map((r) => r.plan);
+    if (db.kind === "postgres" && !this.deps.logInTransaction) {
+      return this.sendWrites(db, batches, plans, stored(), writesSent, { before: Promise.resolve(), planned, alone: true }).last;
+    }
     return db.transactionCommitBehind(async (tx) => {
       const locked = lockBots(tx, batches.map((b) => b.bot.id));
       // PGlite runs statements in the order they are issued, one at a time: the writes wait for the
       // lock's answer there (nothing to pipeline).
       if (db.kind !== "postgres") await locked;
-      const stored = { conversations: new Map(planned.conversations.map((c) => [c.id, c])), contacts: new Map(planned.contacts.map((c) => [c.id, c])) };
-      return this.sendWrites(tx, batches, remembered.map((r) => r.plan), stored, writesSent, { before: locked, planned });
+      return this.sendWrites(tx, batches, plans, stored(), writesSent, { before: locked, planned });
     }, KEPT_PLANS);
   }
 
@@ -309,7 +317,7 @@ export class IntakeCommitter {
   private sendWrites(
     tx: Queryable, batches: Handed[], plans: (BatchPlan | undefined)[],
     stored: { conversations: Map<string, DbConversation>; contacts: Map<string, DbContact> }, writesSent: () => void,
-    fromMemory?: { before: Promise<unknown>; planned: PlannedFrom },
+    fromMemory?: { before: Promise<unknown>; planned: PlannedFrom; alone?: boolean },
   ): { last: Promise<(Committed | Error)[]> } {
     const before = fromMemory?.before ?? Promise.resolve();
     const { db, logInTransaction } = this.deps;
@@ -341,12 +349,13 @@ export class IntakeCommitter {
     // The write's own promise is the step: when it fails, its error (not the aborted transaction's
     // refusal of the statements behind it, answered in the same read) is the one reported.
     let written!: Promise<IncomingBatchWritten>;
+    const bots = writing.map(({ bot, plan }) => ({
+      botId: bot.id, ownerId: bot.owner_id, base: plan.base, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
+      messages: plan.messageWrites, touches: plan.touches,
+      outbox: logInTransaction ? [] : plan.messages.flatMap((m) => (m.update ? [{ updateId: m.update.update_id, messageRef: m.message.id }] : [])),
+    }));
     const writes = inOrder(db, [
-      () => (written = writeIncomingBatch(tx, writing.map(({ bot, plan }) => ({
-        botId: bot.id, ownerId: bot.owner_id, base: plan.base, counters: plan.counters, contacts: plan.contacts, conversations: plan.conversations,
-        messages: plan.messageWrites, touches: plan.touches,
-        outbox: logInTransaction ? [] : plan.messages.flatMap((m) => (m.update ? [{ updateId: m.update.update_id, messageRef: m.message.id }] : [])),
-      })), fromMemory?.planned)),
+      () => (written = fromMemory?.alone ? writeKnownBatchAlone(tx, bots, fromMemory.planned) : writeIncomingBatch(tx, bots, fromMemory?.planned)),
       // PGlite sends the append after the write's answer (one statement at a time): the moved numbers go into the log.
       () => !logInTransaction ? Promise.resolve()
         : db.kind === "postgres" ? logInTransaction.append(tx, appended())

@@ -10,7 +10,7 @@ import { IntakeCommitter } from "../../src/actors/intake-committer.ts";
 import type { IncomingInput } from "../../src/actors/intake-plan.ts";
 import type { AnalysedRows } from "../../src/db/intake-plans.ts";
 import { findBotById } from "../../src/db/bots.ts";
-import { recordingStatements } from "../support/recording-db.ts";
+import { recordingStatements, sentOnly } from "../support/recording-db.ts";
 import { createTestBot, registerUser, testClient, type Client, type TestBot, type TestUser } from "../support/harness.ts";
 
 let client: Client;
@@ -131,6 +131,42 @@ describe("a chat's next message, planned from memory", () => {
     expect(since(before)).toEqual({ committed: 1, refused: 1 });
   });
 
+  test("a chat closed by a transaction that held the bot's lock while the plan waited for it: the check sees the close (PostgreSQL)", async () => {
+    if (!production()) return; // PGlite runs one statement at a time: nothing waits for a lock there
+    const bot = await createTestBot(client, owner, "closed under the lock");
+    const first = await send(bot, "c1", "first");
+    const before = { ...committer().fromMemory };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockGranted = new Promise<void>((resolve) => (locked = resolve));
+    // Another writer locks the bot's row first, then closes the chat while the message's write waits behind it.
+    const closing = client.platform.db.transaction(async (tx) => {
+      await tx.query(`select 1 from bots where id = $1 for update`, [bot.id]);
+      locked();
+      await held;
+      await tx.query(`update conversations set status = 'closed' where id = $1`, [first.conversation_id]);
+    });
+    await lockGranted;
+    const sent = send(bot, "c1", "while locked");
+    let waitedBehindTheLock = false;
+    for (let tries = 0; tries < 100 && !waitedBehindTheLock; tries++) {
+      const [waiting] = await client.platform.db.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%intake_write_known_v1%'`);
+      waitedBehindTheLock = waiting!.n > 0;
+      if (!waitedBehindTheLock) await Bun.sleep(20);
+    }
+    release();
+    await closing;
+    await sent;
+    // Its snapshot was taken after the lock was granted: it saw the chat closed, refused the plan, and the
+    // message, planned again from the look-ups, reopened the chat.
+    expect(since(before)).toEqual({ committed: 0, refused: 1 });
+    const [conversation] = await client.platform.db.query<{ status: string; message_count: number }>(
+      `select status::text, message_count from conversations where id = $1`, [first.conversation_id]);
+    expect({ conversation, waitedBehindTheLock }).toEqual({ conversation: { status: "open", message_count: 2 }, waitedBehindTheLock: true });
+  });
+
   test("a chat handed to a human meanwhile: the bot gets no update for the next message", async () => {
     const bot = await createTestBot(client, owner, "handoff");
     await send(bot, "c1", "first");
@@ -219,31 +255,28 @@ async function secondTransaction(name: string, messages: [string, string | null]
   return events;
 }
 
-test("a remembered chat's message is not looked up; on PostgreSQL it is one round trip: the write is sent before the lock's answer", async () => {
-  const events = await secondTransaction("one round trip", [["first", null], ["second", null]]);
-  const at = (start: string) => events.findIndex((e) => e.startsWith(start));
-  const seen = {
-    lookedUp: at("select (select json_agg(t)") >= 0,
-    writeBeforeAnswer: at("answered: select id, last_message_id") >= 0 && at("with held as") < at("answered: select id, last_message_id"),
-  };
-  expect({ events, seen }).toEqual({ events, seen: { lookedUp: false, writeBeforeAnswer: production() } });
+test("a remembered chat's message is not looked up; on PostgreSQL it is one statement committed alone (no BEGIN, no COMMIT), on PGlite the lock, then the write", async () => {
+  const sent = sentOnly(await secondTransaction("one statement", [["first", null], ["second", null]]));
+  const lookedUp = sent.some((e) => e.startsWith("select (select json_agg(t)"));
+  expect({ sent, lookedUp, order: orderOf(sent) })
+    .toEqual({ sent, lookedUp: false, order: production() ? "alone" : "settings, lock, write" });
+  if (production()) expect(sent).toHaveLength(1);
 });
 
-/** The order of the settings, the lock and the write among the statements sent. */
-function orderOf(events: string[]): string {
+/** The order of the settings, the lock, the write and the write alone (outside a transaction) among the statements sent. */
+function orderOf(sent: string[]): string {
   const parts = [
     ["settings", "select set_config('plan_cache_"], ["settings", "begin; set local plan_cache_mode"], ["lock", "select id, last_message_id, la"],
-    ["write", "with held as (select intake_plan_"],
+    ["write", "with held as (select intake_plan_"], ["alone", "outside: select w_contacts as contacts,"],
   ] as const;
-  return parts.map(([name, start]) => [name, events.findIndex((e) => e.startsWith(start))] as const)
+  return parts.map(([name, start]) => [name, sent.findIndex((e) => e.startsWith(start))] as const)
     .filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]).map(([name]) => name).join(", ");
 }
 
 test("without statistics a plan from memory still runs on kept plans from the start, with client ids or without: nothing it reads needs them", async () => {
-  const without = await secondTransaction("kept check", [["first", null], ["second", null]]);
-  const withIds = await secondTransaction("kept with ids", [["first", "id-1"], ["second", "id-2"]]);
-  expect({ without, withIds, order: [orderOf(without), orderOf(withIds)] }).toEqual({
-    without, withIds,
-    order: ["settings, lock, write", "settings, lock, write"],
-  });
+  const without = sentOnly(await secondTransaction("kept check", [["first", null], ["second", null]]));
+  const withIds = sentOnly(await secondTransaction("kept with ids", [["first", "id-1"], ["second", "id-2"]]));
+  // On PostgreSQL the function written alone carries the settings itself (test/db/intake-write-alone.test.ts).
+  const expected = production() ? "alone" : "settings, lock, write";
+  expect({ without, withIds, order: [orderOf(without), orderOf(withIds)] }).toEqual({ without, withIds, order: [expected, expected] });
 });

@@ -6,10 +6,20 @@ import { setLocal, type Db, type Queryable, type TransactionSettings } from "../
  * `db`, except that each statement of its transactions (transactionCommitBehind) is pushed to
  * `events` when sent (its first 40 characters) and again as "answered: <same>" when its answer
  * is back. Settings made with the transaction's BEGIN come first, as `begin; set local …`.
+ * A statement sent outside any transaction (its own) is recorded as `outside: <its start>`.
  */
 export function recordingStatements(db: Db, events: string[]): Db {
   return new Proxy(db, {
     get(target, key) {
+      if (key === "query") {
+        return async <R>(text: string, params?: unknown[]) => {
+          const start = `outside: ${text.trim().slice(0, 40)}`;
+          events.push(start);
+          const rows = await target.query<R>(text, params);
+          events.push(`answered: ${start}`);
+          return rows;
+        };
+      }
       if (key === "transactionCommitBehind") {
         const query = (tx: Queryable) => async <R>(text: string, params?: unknown[]) => {
           const start = text.trim().slice(0, 40);
