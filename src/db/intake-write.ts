@@ -119,7 +119,7 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
  * answered on its own; and COMMIT, issued behind the write, often left only after the write's
  * answer: the backend that the write's socket write wakes preempts us on a 2-core machine, so
  * the write ran to its end before COMMIT was even sent (docs/decisions.md round 34).
- * Passes `db` itself, not a transaction: the call must be the statement's only one.
+ * Takes the pool, not a transaction's connection: the call commits as its own transaction.
  */
 export async function writeKnownBatchAlone(db: Pick<Queryable, "query">, bots: BotBatchWrite[], planned: PlannedFrom): Promise<IncomingBatchWritten> {
   if (bots.some((b) => b.contacts.length > 0 || b.conversations.length > 0)) throw new Error("a batch written alone creates no contact and no conversation");
