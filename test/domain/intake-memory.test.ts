@@ -88,6 +88,23 @@ describe("a chat's next message, planned from memory", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  test("several bots' remembered chats in one transaction: each bot's message stored and numbered after its own, in one plan from memory", async () => {
+    const bots = [await createTestBot(client, owner, "shared a"), await createTestBot(client, owner, "shared b"), await createTestBot(client, owner, "shared c")];
+    for (const bot of bots) await send(bot, "c1", "first");
+    const before = { ...committer().fromMemory };
+    // Sent at once: the committer takes the batches handed over in the same turn together.
+    const answers = await Promise.all(bots.map((bot) => send(bot, "c1", "second")));
+    const taken = since(before);
+    expect(taken.refused).toBe(0);
+    expect(taken.committed).toBeLessThan(bots.length);
+    for (const [i, bot] of bots.entries()) {
+      const rows = await stored(bot);
+      expect({ rows, answer: answers[i]!.message_id }).toEqual({ rows: { first: rows.first!, second: rows.second! }, answer: rows.second });
+      expect(Number(rows.second)).toBe(Number(rows.first) + 1);
+      expect((await updates(bot)).map((u) => u.message.text)).toEqual(["first", "second"]);
+    }
+  });
+
   test("two processes taking turns on one chat: each plans from memory, numbered after the other's messages", async () => {
     const bot = await createTestBot(client, owner, "two processes");
     const other = await testClient(); // another process: its own committer and memory, the same database
