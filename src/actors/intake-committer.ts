@@ -15,9 +15,7 @@ import type { DbBot } from "../db/bots.ts";
 import type { DbContact } from "../db/contacts.ts";
 import type { DbConversation } from "../db/conversations.ts";
 import type { BotUpdates } from "../updates/sql.ts";
-import {
-  findConversationsByIds, findIntakeState, lockBots, type BotKey, type DbBotCounters, type DbIntakeState, type DbLockedBot,
-} from "../db/intake.ts";
+import { findConversationsByIds, findIntakeState, lockBots, type DbBotCounters } from "../db/intake.ts";
 import { writeIncomingBatch, writeKnownBatchAlone, type IncomingBatchWritten } from "../db/intake-write.ts";
 import { KEPT_PLANS, keepOnePlanPerStatement, type AnalysedRows } from "../db/intake-plans.ts";
 import { isStaleIntakePlan, type PlannedFrom } from "../db/intake-guard.ts";
@@ -26,6 +24,7 @@ import { json } from "../db/driver.ts";
 import { IntakeCache } from "./intake-cache.ts";
 import { planBatch, shiftPlanNumbers, type BatchPlan, type Found, type IntakeItem } from "./intake-plan.ts";
 import { LookupPlanGate } from "./lookup-plan-gate.ts";
+import { foundOf, lookupKeys } from "./intake-lookups.ts";
 import { inOrder } from "./in-order.ts";
 import { DEFAULT_INTAKE_TRANSACTIONS } from "../config.ts";
 
@@ -293,19 +292,17 @@ export class IntakeCommitter {
       conversations: remembered.flatMap((r) => r.found.conversations),
       contacts: remembered.flatMap((r) => r.found.contacts),
     };
-    const stored = () => ({
-      conversations: new Map(planned.conversations.map((c) => [c.id, c])), contacts: new Map(planned.contacts.map((c) => [c.id, c])),
-    });
+    const stored = { conversations: new Map(planned.conversations.map((c) => [c.id, c])), contacts: new Map(planned.contacts.map((c) => [c.id, c])) };
     const plans = remembered.map((r) => r.plan);
     if (db.kind === "postgres" && !this.deps.logInTransaction) {
-      return this.sendWrites(db, batches, plans, stored(), writesSent, { before: Promise.resolve(), planned, alone: true }).last;
+      return this.sendWrites(db, batches, plans, stored, writesSent, { before: Promise.resolve(), planned, alone: true }).last;
     }
     return db.transactionCommitBehind(async (tx) => {
       const locked = lockBots(tx, batches.map((b) => b.bot.id));
       // PGlite runs statements in the order they are issued, one at a time: the writes wait for the
       // lock's answer there (nothing to pipeline).
       if (db.kind !== "postgres") await locked;
-      return this.sendWrites(tx, batches, plans, stored(), writesSent, { before: locked, planned });
+      return this.sendWrites(tx, batches, plans, stored, writesSent, { before: locked, planned });
     }, KEPT_PLANS);
   }
 
@@ -382,21 +379,3 @@ export class IntakeCommitter {
   }
 }
 
-/** Each batch's distinct client ids, senders and chats, tagged with its bot. */
-function lookupKeys(batches: Handed[]): { clientIds: BotKey[]; senders: BotKey[]; chats: BotKey[] } {
-  const distinct = (pick: (item: IntakeItem) => string | null) => batches.flatMap(({ bot, items }) => {
-    const keys = new Set(items.map(pick).filter((key): key is string => key !== null));
-    return [...keys].map((key) => ({ botId: bot.id, key }));
-  });
-  return {
-    clientIds: distinct((i) => i.input.clientMessageId),
-    senders: distinct((i) => i.input.contactKey),
-    chats: distinct((i) => i.chatId),
-  };
-}
-
-/** What the shared look-up found for one bot. */
-function foundOf(found: DbIntakeState, botId: string, counters: DbLockedBot) {
-  const mine = <T extends { bot_id: string }>(rows: T[]) => rows.filter((r) => r.bot_id === botId);
-  return { counters, twins: mine(found.twins), contacts: mine(found.contacts), conversations: mine(found.conversations) };
-}

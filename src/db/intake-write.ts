@@ -106,9 +106,11 @@ export type NumberShift = { messages: number; updates: number };
  * creates no contact or conversation, whose numbers therefore never move).
  */
 export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], planned: PlannedFrom = NOTHING_PLANNED): Promise<IncomingBatchWritten> {
-  const creates = bots.some((b) => b.contacts.length > 0 || b.conversations.length > 0);
-  return answered(await db.query(creates ? WRITE_CREATING : WRITE_KNOWN, writeParams(bots, planned)));
+  return answered(await db.query(createsRows(bots) ? WRITE_CREATING : WRITE_KNOWN, writeParams(bots, planned)));
 }
+
+/** Whether the batch adds or tells more about a contact, or starts a conversation. */
+const createsRows = (bots: BotBatchWrite[]) => bots.some((b) => b.contacts.length > 0 || b.conversations.length > 0);
 
 /**
  * A batch planned from memory (it creates no contact and no conversation) written by ONE
@@ -122,7 +124,7 @@ export async function writeIncomingBatch(db: Queryable, bots: BotBatchWrite[], p
  * Takes the pool, not a transaction's connection: the call commits as its own transaction.
  */
 export async function writeKnownBatchAlone(db: Pick<Queryable, "query">, bots: BotBatchWrite[], planned: PlannedFrom): Promise<IncomingBatchWritten> {
-  if (bots.some((b) => b.contacts.length > 0 || b.conversations.length > 0)) throw new Error("a batch written alone creates no contact and no conversation");
+  if (createsRows(bots)) throw new Error("a batch written alone creates no contact and no conversation");
   return answered(await db.query(CALL_WRITE_KNOWN_ALONE, writeParams(bots, planned)));
 }
 
