@@ -32,8 +32,15 @@ export function orderedLog(log: UpdateLog, db: Db): UpdateLog {
     const present = updates.map((u) => u.update_id);
     const missing = await firstUnpublishedUpdateId(db, botId, from, last, present);
     if (missing !== undefined) return updates.filter((u) => u.update_id < missing);
-    // No committed update in the gaps is unpublished: each is confirmed, expired, or was
-    // published after our read (and removed from the outbox since). Read again to see those.
+    // No committed update in the gaps is unpublished: each is confirmed, expired, erased, or
+    // was published after our read (and removed from the outbox since). Published is not yet
+    // readable everywhere (a stream leader just elected): the log settles first, then a second
+    // read sees those. Should it fail to settle, the gap stays closed for this read.
+    try {
+      await log.settle?.(botId);
+    } catch {
+      return updates.slice(0, firstGap(from, updates));
+    }
     return (await again()).filter((u) => u.update_id <= last);
   }
 

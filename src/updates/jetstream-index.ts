@@ -30,6 +30,8 @@ export const HDR_APPENDED_AT = "Appended-At";
  * meets the marker, and its process forgets the bodies it remembers before answering from them.
  */
 export const HDR_ERASED = "Erased";
+/** The header of the marker `settle` appends: like the erasure's, never indexed (no update_id). */
+export const HDR_SETTLE = "Settle";
 
 /** Why: a few new messages are cheaper fetched one by one (bodies included) than through a consumer. */
 const WALK_MAX_MESSAGES = 8;

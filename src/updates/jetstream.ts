@@ -28,7 +28,7 @@ import {
   type StreamConfig,
   type StreamInfo,
 } from "nats";
-import { HDR_APPENDED_AT, HDR_ERASED, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
+import { HDR_APPENDED_AT, HDR_ERASED, HDR_SETTLE, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import { isWrongLastSequence } from "../core/jetstream-errors.ts";
@@ -324,6 +324,18 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
         await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker });
       }
       return erased;
+    },
+
+    async settle(botId) {
+      ensureOpen();
+      // A stream leader just elected (NATS before 2.11) answers reads before it has applied the
+      // entries its predecessor acknowledged, so an update whose outbox row is gone can still be
+      // unreadable for a moment. The leader applies its log in order and acknowledges this
+      // marker once applied: by then every earlier acknowledged append is readable too.
+      const marker = natsHeaders();
+      marker.set(HDR_SETTLE, "1");
+      // "{}" for the same reason as the erasure's marker: whoever decodes stored messages skips it.
+      await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker, expect: { streamName: UPDATES_STREAM } });
     },
 
     async drop(botId) {

@@ -54,6 +54,11 @@ export interface UpdateLog {
    * these chats (payload included); returns how many. Readers see a gap there, like a confirm.
    */
   eraseChats(botId: string, chatIds: string[]): Promise<number>;
+  /**
+   * Makes every append acknowledged before the call readable, for a reader about to pass a gap
+   * (outbox/ordered-log.ts). Absent where reads always see acknowledged appends (the SQL log).
+   */
+  settle?(botId: string): Promise<void>;
   /** Forgets everything pending now (drop_pending_updates). */
   drop(botId: string): Promise<void>;
   /** Stops background work; the database or NATS connection stays open (its owner closes it). */

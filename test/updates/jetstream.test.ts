@@ -79,6 +79,23 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     expect(await stored(bot)).toBe(0);
   });
 
+  test("settling leaves a marker readers never see, erasure skips, and confirms purge", async () => {
+    const bot = randomUUID();
+    for (let id = 1; id <= 3; id++) await log.append(bot, { update_id: id, payload: { message: { chat: { id: 7 }, text: `m${id}` } } });
+    await log.settle!(bot);
+    expect(await stored(bot)).toBe(4);
+    expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 2, 3]);
+    expect((await log.tail(bot, 10)).map((u) => u.update_id)).toEqual([1, 2, 3]);
+    expect(await log.pendingCount(bot)).toBe(3);
+    await log.settle!(bot);
+    expect(await log.eraseChats(bot, ["7"])).toBe(3);
+    expect(await log.read(bot, 0, 10)).toEqual([]);
+    await log.append(bot, { update_id: 4, payload: { n: 4 } });
+    expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([4]);
+    await log.confirm(bot, 5);
+    expect(await stored(bot)).toBe(0);
+  });
+
   test("a reader's index stays right when another process confirms or messages vanish", async () => {
     const other = await connectNats(natsUrl!, "update-log-jetstream-test-2");
     const b = await openJetStreamLog(other);
