@@ -202,15 +202,35 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
     return found;
   }
 
+  /**
+   * A stream leader just elected (NATS before 2.11) answers reads before it has applied the
+   * entries its predecessor acknowledged. It applies its log in order and acknowledges an
+   * append once applied: when this marker's acknowledgement arrives, every earlier
+   * acknowledged append is readable.
+   */
+  async function settle(botId: string): Promise<void> {
+    const marker = natsHeaders();
+    marker.set(HDR_SETTLE, "1");
+    // "{}" for the same reason as the erasure's marker: whoever decodes stored messages skips it.
+    await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker, expect: { streamName: UPDATES_STREAM } });
+  }
+
   async function bodies(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<LogUpdate[]> {
     const inMemory = await remembered(botId, chosen, fetched);
+    let settled: Promise<void> | undefined;
+    const stored = async (seq: number) => (await jsm.streams.getMessage(UPDATES_STREAM, { seq })).data;
     const got = await Promise.all(chosen.map(async (e): Promise<LogUpdate | undefined> => {
       let data = fetched.get(e.seq) ?? inMemory.get(e.seq);
       if (!data) {
         try {
-          data = (await jsm.streams.getMessage(UPDATES_STREAM, { seq: e.seq })).data;
+          data = await stored(e.seq).catch(async (err: unknown) => {
+            if (!isNotFound(err)) throw err;
+            // Indexed, so stored once: purged or aged out since (confirmed or expired), or not yet
+            // applied by a leader just elected. Only the first two stay missing once settled.
+            await (settled ??= settle(botId));
+            return stored(e.seq);
+          });
         } catch (err) {
-          // Purged or aged out since it was indexed: confirmed or expired, so not returned.
           if (isNotFound(err)) {
             index.discard(botId, e.seq);
             return undefined;
@@ -298,6 +318,8 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       ensureOpen();
       const chats = new Set(chatIds);
       let erased = 0;
+      // A message acknowledged but not yet applied by a leader just elected would be walked past.
+      await settle(botId);
       // Every message still stored on the bot's subject (confirmed ones not yet purged and
       // repeats too), not only the pending ones the index hands out.
       for (let seq = 1; ;) {
@@ -328,14 +350,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
 
     async settle(botId) {
       ensureOpen();
-      // A stream leader just elected (NATS before 2.11) answers reads before it has applied the
-      // entries its predecessor acknowledged, so an update whose outbox row is gone can still be
-      // unreadable for a moment. The leader applies its log in order and acknowledges this
-      // marker once applied: by then every earlier acknowledged append is readable too.
-      const marker = natsHeaders();
-      marker.set(HDR_SETTLE, "1");
-      // "{}" for the same reason as the erasure's marker: whoever decodes stored messages skips it.
-      await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker, expect: { streamName: UPDATES_STREAM } });
+      await settle(botId);
     },
 
     async drop(botId) {

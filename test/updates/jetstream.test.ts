@@ -1,7 +1,7 @@
 // JetStream-only behaviour of the update log (the shared contract is in update-log.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { headers, JSONCodec, type JetStreamManager } from "nats";
+import { ErrorCode, headers, JSONCodec, type JetStreamClient, type JetStreamManager, type MsgHdrs, type MsgRequest } from "nats";
 import { connectNats, type NatsConnection } from "../../src/nats.ts";
 import {
   HDR_APPENDED_AT,
@@ -94,6 +94,48 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     expect((await log.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([4]);
     await log.confirm(bot, 5);
     expect(await stored(bot)).toBe(0);
+  });
+
+  test("a message a leader just elected has not applied yet is read once settled, not forgotten", async () => {
+    // A stream leader just elected (NATS before 2.11) answers 404 for a message its predecessor
+    // acknowledged until it has applied it; the settle marker's acknowledgement means it has.
+    let lagging = false;
+    const bound = <T extends object>(target: T, override: Record<string | symbol, unknown>): T => new Proxy(target, {
+      get: (t, k) => {
+        if (k in override) return override[k];
+        const value: unknown = Reflect.get(t, k);
+        return typeof value === "function" ? value.bind(t) : value;
+      },
+    });
+    const realJsm = await nc.jetstreamManager();
+    const realJs = nc.jetstream();
+    const streams = bound(realJsm.streams, {
+      getMessage: async (stream: string, query: MsgRequest) => {
+        if (lagging && !(typeof query === "object" && "next_by_subj" in query)) throw Object.assign(new Error("no message found"), { code: ErrorCode.JetStream404NoMessages });
+        return realJsm.streams.getMessage(stream, query);
+      },
+    });
+    const js = bound(realJs, {
+      publish: async (subject: string, data: Uint8Array, opts?: { headers?: MsgHdrs }) => {
+        const ack = await realJs.publish(subject, data, opts);
+        if (opts?.headers?.has("Settle")) lagging = false;
+        return ack;
+      },
+    }) as JetStreamClient;
+    const jsmOf = bound(realJsm, { streams });
+    const lagged = bound(nc, { jetstreamManager: async () => jsmOf, jetstream: () => js });
+    const other = await openJetStreamLog(lagged);
+    try {
+      const bot = randomUUID();
+      for (let id = 1; id <= 3; id++) await other.append(bot, { update_id: id, payload: { n: id } });
+      // Indexes 1-3 and remembers the body of 1 only (the one it returned).
+      expect((await other.read(bot, 0, 1)).map((u) => u.update_id)).toEqual([1]);
+      lagging = true;
+      expect((await other.read(bot, 2, 10)).map((u) => u.update_id)).toEqual([2, 3]);
+      expect(lagging).toBe(false);
+    } finally {
+      await other.close();
+    }
   });
 
   test("a reader's index stays right when another process confirms or messages vanish", async () => {
