@@ -243,7 +243,8 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
   const rawLog = sqlLog ?? (await np!.onceJetStreamSettles(() => np!.openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
   // Publishing is pipelined: readers hold back behind an update still on its way.
-  const updates = orderedLog(rawLog, db);
+  const updates = orderedLog(rawLog, db, (botId, updateIds) =>
+    logger.info({ botId, updateIds }, "a read passes over update ids neither in the log nor in the outbox (erased, expired or lost)"));
   const leases = nats
     ? await np!.onceJetStreamSettles(() => np!.jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
     : memoryLeases({ ttlMs: LEASE_TTL_MS });

@@ -19,7 +19,14 @@ function firstGap(from: number, updates: LogUpdate[]): number {
   return -1;
 }
 
-export function orderedLog(log: UpdateLog, db: Db): UpdateLog {
+/** Why: a passed gap is reported with its first ids only (an expired backlog can be long). */
+const PASSED_IDS_REPORTED = 20;
+
+/**
+ * `onPassed`: a read hands out updates beyond ids that are neither in the log nor on their way
+ * (erased, expired, or lost): rare, and the first thing to look at when a bot misses an update.
+ */
+export function orderedLog(log: UpdateLog, db: Db, onPassed: (botId: string, updateIds: number[]) => void = () => {}): UpdateLog {
   /** `updates` as read from `from`; `again` reads the same range once more. */
   async function deliverable(botId: string, from: number, updates: LogUpdate[], again: () => Promise<LogUpdate[]>): Promise<LogUpdate[]> {
     if (updates.length === 0 || firstGap(from, updates) < 0) return updates;
@@ -41,7 +48,14 @@ export function orderedLog(log: UpdateLog, db: Db): UpdateLog {
     } catch {
       return updates.slice(0, firstGap(from, updates));
     }
-    return (await again()).filter((u) => u.update_id <= last);
+    const second = (await again()).filter((u) => u.update_id <= last);
+    if (firstGap(from, second) >= 0) {
+      const kept = new Set(second.map((u) => u.update_id));
+      const passed: number[] = [];
+      for (let id = from; id < last && passed.length < PASSED_IDS_REPORTED; id++) if (!kept.has(id)) passed.push(id);
+      if (passed.length) onPassed(botId, passed);
+    }
+    return second;
   }
 
   return {

@@ -181,6 +181,8 @@ export class Load {
 export interface Delivery extends Identity {
   update_id: number;
   at: number;
+  /** The get-updates answer that carried it (get-updates only): where a passed-over gap came from. */
+  poll?: { url: string; offset: number; sentAt: number };
 }
 
 /**
@@ -218,7 +220,7 @@ export class Reader {
         for (const update of res.body.result as any[]) {
           if (update.update_id < this.offset) this.belowOffset.push({ update_id: update.update_id, offset: this.offset });
           const id = identify(update);
-          if (id) this.deliveries.push({ ...id, update_id: update.update_id, at: Date.now() });
+          if (id) this.deliveries.push({ ...id, update_id: update.update_id, at: Date.now(), poll: { url, offset: this.offset, sentAt: at } });
           this.offset = Math.max(this.offset, update.update_id + 1);
         }
       } catch (err) {
@@ -312,6 +314,7 @@ export function verdict(load: Load, deliveries: Delivery[], extraAttempts: Attem
   const unacked = load.planned - load.acked.size;
 
   if (lost.length) problems.push(`${lost.length} acknowledged message(s) never delivered: ${sample(lost)}`);
+  if (lost.length) problems.push(...passedOver(deliveries));
   if (repeated.length && !repeatsAllowed) problems.push(`${repeats} update(s) delivered twice: ${sample(repeated)}`);
   if (duplicateMessages.length) problems.push(`${duplicateMessages.length} message(s) delivered as more than one update: ${sample(duplicateMessages)}`);
   if (outOfOrder.length) problems.push(`${outOfOrder.length} out-of-order deliveries: ${sample(outOfOrder)}`);
@@ -326,6 +329,23 @@ export function verdict(load: Load, deliveries: Delivery[], extraAttempts: Attem
     `sends: ${statuses(load.attempts)}, slowest ${maxMs} ms; other requests (reads): ${statuses(extraAttempts)}`,
   ].join("\n");
   return { problems, summary, lost, duplicateUpdates: repeats, duplicateMessages: duplicateMessages.length, outOfOrder: outOfOrder.length, repeats };
+}
+
+/**
+ * Get-updates answers that began after a gap in the update ids handed out so far: which ids were
+ * passed over, by which process, to which offset, when (milliseconds since the epoch).
+ */
+function passedOver(deliveries: Delivery[]): string[] {
+  const out: string[] = [];
+  let expected = 0;
+  for (const d of deliveries) {
+    if (!d.poll) continue;
+    if (expected > 0 && d.update_id > expected) {
+      out.push(`update ids ${expected}–${d.update_id - 1} passed over by ${d.poll.url}'s answer to offset ${d.poll.offset} (sent at ${d.poll.sentAt}, received at ${d.at})`);
+    }
+    expected = Math.max(expected, d.update_id + 1);
+  }
+  return out;
 }
 
 /** Fails with everything needed to start reading: the problems, the numbers, the logs. */

@@ -81,7 +81,8 @@ describe("reading behind a gap", () => {
         unreadable.clear();
       },
     };
-    const updates = orderedLog(lagging, client.platform.db);
+    const passed: number[][] = [];
+    const updates = orderedLog(lagging, client.platform.db, (_botId, ids) => passed.push(ids));
     const poll = async (from: number) => (await updates.read(bot.id, from, 100)).map((u) => u.update_id);
 
     // The leader cannot be reached to settle: the gap stays closed.
@@ -89,8 +90,10 @@ describe("reading behind a gap", () => {
     expect(await poll(1)).toEqual([]);
     settleFails = false;
     expect(await poll(1)).toEqual([1, 2, 3]);
-    // A gap still there once settled is one nothing will fill (erased, say): passed.
+    expect(passed).toEqual([]);
+    // A gap still there once settled is one nothing will fill (erased, say): passed, and said.
     readable.add(5);
     expect(await poll(4)).toEqual([5]);
+    expect(passed).toEqual([[4]]);
   });
 });
