@@ -29,6 +29,15 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     await nc.close();
   });
 
+  /** `target` with some members replaced: a connection that behaves as a server in some state would. */
+  const bound = <T extends object>(target: T, override: Record<string | symbol, unknown>): T => new Proxy(target, {
+    get: (t, k) => {
+      if (k in override) return override[k];
+      const value: unknown = Reflect.get(t, k);
+      return typeof value === "function" ? value.bind(t) : value;
+    },
+  });
+
   const stored = async (bot: string) => {
     const info = await jsm.streams.info(UPDATES_STREAM, { subjects_filter: updatesSubject(bot) });
     return info.state.subjects?.[updatesSubject(bot)] ?? 0;
@@ -100,13 +109,6 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     // A stream leader just elected (NATS before 2.11) answers 404 for a message its predecessor
     // acknowledged until it has applied it; the settle marker's acknowledgement means it has.
     let lagging = false;
-    const bound = <T extends object>(target: T, override: Record<string | symbol, unknown>): T => new Proxy(target, {
-      get: (t, k) => {
-        if (k in override) return override[k];
-        const value: unknown = Reflect.get(t, k);
-        return typeof value === "function" ? value.bind(t) : value;
-      },
-    });
     const realJsm = await nc.jetstreamManager();
     const realJs = nc.jetstream();
     const streams = bound(realJsm.streams, {
@@ -141,21 +143,11 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
   test("reading a bot with nothing stored makes no consumer; a backlog is read by one", async () => {
     const realJsm = await nc.jetstreamManager();
     let added = 0;
-    const consumers = new Proxy(realJsm.consumers, {
-      get: (t, k) => {
-        if (k === "add") return (...args: Parameters<typeof t.add>) => (added++, t.add(...args));
-        const value: unknown = Reflect.get(t, k);
-        return typeof value === "function" ? value.bind(t) : value;
-      },
+    const consumers = bound(realJsm.consumers, {
+      add: (...args: Parameters<typeof realJsm.consumers.add>) => (added++, realJsm.consumers.add(...args)),
     });
-    const jsmOf = new Proxy(realJsm, { get: (t, k) => (k === "consumers" ? consumers : Reflect.get(t, k)) });
-    const counted = new Proxy(nc, {
-      get: (t, k) => {
-        if (k === "jetstreamManager") return async () => jsmOf;
-        const value: unknown = Reflect.get(t, k);
-        return typeof value === "function" ? value.bind(t) : value;
-      },
-    });
+    const jsmOf = bound(realJsm, { consumers });
+    const counted = bound(nc, { jetstreamManager: async () => jsmOf });
     const reader = await openJetStreamLog(counted);
     try {
       const bot = randomUUID();
