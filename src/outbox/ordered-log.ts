@@ -34,7 +34,8 @@ export function orderedLog(log: UpdateLog, db: Db, onPassed: (botId: string, upd
     // linger (they are removed lazily after publishing): a poll without an offset after a
     // confirm would otherwise wait behind them. Asked only here, off the common path.
     from = Math.max(from, await log.confirmedBelow(botId));
-    if (firstGap(from, updates) < 0) return updates;
+    const gap = firstGap(from, updates);
+    if (gap < 0) return updates;
     const last = updates[updates.length - 1]!.update_id;
     const present = updates.map((u) => u.update_id);
     const missing = await firstUnpublishedUpdateId(db, botId, from, last, present);
@@ -46,7 +47,7 @@ export function orderedLog(log: UpdateLog, db: Db, onPassed: (botId: string, upd
     try {
       await log.settle?.(botId);
     } catch {
-      return updates.slice(0, firstGap(from, updates));
+      return updates.slice(0, gap);
     }
     const second = (await again()).filter((u) => u.update_id <= last);
     if (firstGap(from, second) >= 0) {

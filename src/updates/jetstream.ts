@@ -209,9 +209,16 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
    * acknowledged append is readable.
    */
   async function settle(botId: string): Promise<void> {
+    await appendMarker(botId, HDR_SETTLE);
+  }
+
+  /**
+   * A message on the bot's subject that is not an update (no update_id: the index skips it).
+   * "{}": a process of the previous release decodes every message it erases from, and skips this one.
+   */
+  async function appendMarker(botId: string, header: string): Promise<void> {
     const marker = natsHeaders();
-    marker.set(HDR_SETTLE, "1");
-    // "{}" for the same reason as the erasure's marker: whoever decodes stored messages skips it.
+    marker.set(header, "1");
     await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker, expect: { streamName: UPDATES_STREAM } });
   }
 
@@ -339,12 +346,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
         }
         seq = stored.seq + 1;
       }
-      if (erased > 0) {
-        const marker = natsHeaders();
-        marker.set(HDR_ERASED, "1");
-        // "{}": a process of the previous release decodes every message it erases from, and skips this one.
-        await js.publish(updatesSubject(botId), utf8.encode("{}"), { headers: marker });
-      }
+      if (erased > 0) await appendMarker(botId, HDR_ERASED);
       return erased;
     },
 
