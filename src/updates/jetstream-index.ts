@@ -127,6 +127,19 @@ export class StreamIndex {
     this.onForgotten(seq);
   }
 
+  /**
+   * Forgets all it knows of the bot: its next catch-up walks the subject from the start. For a
+   * reader about to pass a gap, in case a catch-up walked past a message it was not shown
+   * (a server answering "the next message on the subject" with a later one). A catch-up under
+   * way finishes on the forgotten index, not on the new one.
+   */
+  forget(botId: string): void {
+    const idx = this.bots.get(botId);
+    if (!idx) return;
+    this.bots.delete(botId);
+    for (const e of idx.entries) this.onForgotten(e.seq);
+  }
+
   /** The highest sequence indexed for the bot (0 before its first message). */
   lastSeq(botId: string): number {
     return this.indexOf(botId).lastSeq;

@@ -55,7 +55,8 @@ export interface UpdateLog {
    */
   eraseChats(botId: string, chatIds: string[]): Promise<number>;
   /**
-   * Makes every append acknowledged before the call readable, for a reader about to pass a gap
+   * Makes every append acknowledged before the call readable, and the next read look at all
+   * that is stored (not only what came after the last one), for a reader about to pass a gap
    * (outbox/ordered-log.ts). Absent where reads always see acknowledged appends (the SQL log).
    */
   settle?(botId: string): Promise<void>;

@@ -140,6 +140,40 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     }
   });
 
+  test("a message a catch-up walked past is read after a settle, which re-indexes the subject", async () => {
+    // A server answering "the next message on the subject from sequence S" with a later one
+    // leaves the index past a message it never saw; the reader about to pass that gap settles.
+    let skipSeq = 0;
+    const realJsm = await nc.jetstreamManager();
+    const streams = bound(realJsm.streams, {
+      getMessage: async (stream: string, query: MsgRequest) => {
+        const q = query as { next_by_subj?: string; seq?: number };
+        if (q.next_by_subj && q.seq === skipSeq) {
+          skipSeq = 0;
+          return realJsm.streams.getMessage(stream, { ...q, seq: q.seq + 1 } as unknown as MsgRequest);
+        }
+        return realJsm.streams.getMessage(stream, query);
+      },
+    });
+    const jsmOf = bound(realJsm, { streams });
+    const skipping = bound(nc, { jetstreamManager: async () => jsmOf });
+    const reader = await openJetStreamLog(skipping);
+    try {
+      const bot = randomUUID();
+      await log.append(bot, { update_id: 1, payload: { n: 1 } });
+      expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1]);
+      for (let id = 2; id <= 3; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+      const second = await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(bot) });
+      skipSeq = second.seq - 1; // update 2's sequence: the next catch-up is answered with update 3
+      expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 3]);
+      expect(skipSeq).toBe(0);
+      await reader.settle!(bot);
+      expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 2, 3]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   test("reading a bot with nothing stored makes no consumer; a backlog is read by one", async () => {
     const realJsm = await nc.jetstreamManager();
     let added = 0;
