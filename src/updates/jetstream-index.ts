@@ -128,10 +128,11 @@ export class StreamIndex {
   }
 
   /**
-   * Forgets all it knows of the bot: its next catch-up walks the subject from the start. For a
-   * reader about to pass a gap, in case a catch-up walked past a message it was not shown
-   * (a server answering "the next message on the subject" with a later one). A catch-up under
-   * way finishes on the forgotten index, not on the new one.
+   * Forgets all it knows of the bot: its next catch-up walks the subject from the start. For the
+   * least recently read bot when the index is full, and for a reader about to pass a gap, in
+   * case a catch-up walked past a message it was not shown (a server answering "the next
+   * message on the subject" with a later one). A catch-up under way finishes on the forgotten
+   * index, not on the new one.
    */
   forget(botId: string): void {
     const idx = this.bots.get(botId);
@@ -157,11 +158,7 @@ export class StreamIndex {
       this.bots.delete(botId);
     } else {
       idx = { entries: [], lastSeq: 0, lock: Promise.resolve() };
-      if (this.bots.size >= MAX_INDEXED_BOTS) {
-        const [evicted, its] = this.bots.entries().next().value!;
-        for (const e of its.entries) this.onForgotten(e.seq);
-        this.bots.delete(evicted);
-      }
+      if (this.bots.size >= MAX_INDEXED_BOTS) this.forget(this.bots.keys().next().value!);
     }
     this.bots.set(botId, idx);
     return idx;
