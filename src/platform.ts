@@ -241,7 +241,9 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const replicas = config.natsReplicas;
   const bus = nats ? np!.natsBus(nats, { names }) : memoryBus();
   const sqlLog = nats ? undefined : await openSqlLog(db, { now: options.now });
-  const rawLog = sqlLog ?? (await np!.onceJetStreamSettles(() => np!.openJetStreamLog(nats!, { now: options.now, names, replicas }), logger, "update log"));
+  const rawLog = sqlLog ?? (await np!.onceJetStreamSettles(() => np!.openJetStreamLog(nats!, {
+    now: options.now, names, replicas, onPurge: (purge) => logger.debug(purge, "purged a bot's confirmed updates"),
+  }), logger, "update log"));
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db, (botId, updateIds) =>
     logger.info({ botId, updateIds }, "a read passes over update ids neither in the log nor in the outbox (erased, expired or lost)"));

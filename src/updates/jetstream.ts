@@ -57,6 +57,19 @@ export interface JetStreamLogOptions extends LogOptions {
   names?: NatsNames;
   /** The memory of bodies read (a test passes its own to look at). */
   bodies?: BodyCache;
+  /** Told of each purge and what the index knew when it chose the bound (a debug log line). */
+  onPurge?: (purge: PurgeRecord) => void;
+}
+
+/** One purge of a bot's subject: every message stored before `seq` went. */
+export interface PurgeRecord {
+  botId: string;
+  /** The watermark: update_ids below it are confirmed. */
+  below: number;
+  seq: number;
+  /** The first pending update_id the index knew (undefined: none), and its highest sequence. */
+  firstPending: number | undefined;
+  indexedTo: number;
 }
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -263,7 +276,9 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
     if (index.lastSeq(botId) === 0) await index.catchUp(botId);
     const live = index.live(botId, below, now() - UPDATE_RETENTION_MS);
     const seq = live[0]?.seq ?? index.lastSeq(botId) + 1;
-    if (seq > 1) await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(botId), seq });
+    if (seq <= 1) return;
+    await jsm.streams.purge(UPDATES_STREAM, { filter: updatesSubject(botId), seq });
+    options.onPurge?.({ botId, below, seq, firstPending: live[0]?.updateId, indexedTo: index.lastSeq(botId) });
   }
 
   const log: UpdateLog = {

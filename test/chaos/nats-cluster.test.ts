@@ -40,8 +40,10 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
   const services = { databaseUrl: pg.url, natsUrl: cluster.url };
   const r3 = { NATS_REPLICAS: "3" };
   await migrate("nats-cluster", services);
-  const a = webProcess("nats-cluster.web-a", services, r3);
-  const b = webProcess("nats-cluster.web-b", services, r3);
+  // CHAOS_WEB_LOG_LEVEL=debug logs every purge of the update stream (what a loss's reading needs).
+  const webEnv = { ...r3, LOG_LEVEL: process.env.CHAOS_WEB_LOG_LEVEL ?? "info" };
+  const a = webProcess("nats-cluster.web-a", services, webEnv);
+  const b = webProcess("nats-cluster.web-b", services, webEnv);
   await Promise.all([a.up(), b.up()]);
   const worker = await new WebhookProc("nats-cluster.webhook", services, { ...r3, LOG_LEVEL: process.env.CHAOS_WEBHOOK_LOG_LEVEL ?? "info" }).up();
   const urls = () => [a.url, b.url];
