@@ -19,6 +19,7 @@ import {
   type JetStreamManager,
   type MsgHdrs,
   type MsgRequest,
+  type StoredMsg,
 } from "nats";
 
 /** Headers of every stored update: its update_id and its append time (ms since the epoch). */
@@ -42,6 +43,10 @@ const SCAN_CONSUMER_IDLE_MS = 30 * 1000;
  * the scan instead of one request per update; beyond this many a read fetches the rest itself.
  */
 const SCAN_MAX_BODIES = 1000;
+/** Why: bounds the requests in flight while the leader is asked about a replica's scan. */
+const LEADER_CHECKS_IN_FLIGHT = 256;
+/** Why: a replica that keeps answering otherwise than the leader costs a consumer each time; past this many scans the catch-up walks. */
+const MAX_SCANS_PER_CATCH_UP = 3;
 /** Why: bounds the index's memory; a bot pushed out is simply rescanned on its next read. */
 const MAX_INDEXED_BOTS = 10_000;
 
@@ -88,6 +93,8 @@ export class StreamIndex {
     private readonly onErased: (botId: string) => void = () => {},
     /** Called for each entry pruned and each sequence discarded (indexed or not): it is never handed out again. */
     private readonly onForgotten: (seq: number) => void = () => {},
+    /** The stream is replicated: a scan's consumer may read a replica, so the leader checks it. */
+    private readonly scansReadReplicas = false,
   ) {}
 
   /**
@@ -170,29 +177,46 @@ export class StreamIndex {
     // first request has found anything at all. Most often the subject is empty (every update
     // confirmed and purged), and a consumer made and deleted on every read of such a bot cost
     // three requests where one answers (on a cluster, two of them through the meta leader).
-    const steps = idx.lastSeq === 0 ? 1 : WALK_MAX_MESSAGES;
-    for (let i = 0; i < steps; i++) {
-      let sm;
-      try {
-        sm = await this.jsm.streams.getMessage(this.stream, nextBySubject(this.subjectOf(botId), idx.lastSeq + 1));
-      } catch (err) {
-        if (isNotFound(err)) return fetched; // caught up
-        throw err;
+    let steps = idx.lastSeq === 0 ? 1 : WALK_MAX_MESSAGES;
+    for (let scans = 1; ; scans++) {
+      for (let i = 0; i < steps; i++) {
+        const sm = await this.nextStored(botId, idx.lastSeq + 1);
+        if (!sm) return fetched; // caught up
+        this.record(botId, idx, sm.seq, sm.header, sm.data, fetched);
       }
-      if (sm.header?.has(HDR_ERASED)) this.onErased(botId);
-      const e = entryOf(sm.seq, sm.header);
-      if (e) {
-        idx.entries.push(e);
-        fetched.set(sm.seq, sm.data);
-      }
-      idx.lastSeq = sm.seq;
+      if (await this.scan(botId, idx, fetched)) return fetched;
+      // A replica's answer and the leader's differed: walk on from the leader's, and after a
+      // few such scans walk all the way (slower, but every step is the leader's answer).
+      steps = scans >= MAX_SCANS_PER_CATCH_UP ? Infinity : WALK_MAX_MESSAGES;
     }
-    await this.scan(botId, idx, fetched);
-    return fetched;
   }
 
-  /** The rest of a large backlog: one consumer from the next sequence (bodies kept up to SCAN_MAX_BODIES). */
-  private async scan(botId: string, idx: BotIndex, fetched: Map<number, Uint8Array>): Promise<void> {
+  /** The stream leader's first message on the bot's subject at or after `seq`; undefined when none is. */
+  private async nextStored(botId: string, seq: number): Promise<StoredMsg | undefined> {
+    try {
+      return await this.jsm.streams.getMessage(this.stream, nextBySubject(this.subjectOf(botId), seq));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Indexes one stored message (its body kept in `fetched` up to SCAN_MAX_BODIES). */
+  private record(botId: string, idx: BotIndex, seq: number, h: MsgHdrs | undefined, data: Uint8Array, fetched: Map<number, Uint8Array>): void {
+    if (h?.has(HDR_ERASED)) this.onErased(botId);
+    const e = entryOf(seq, h);
+    if (e) {
+      idx.entries.push(e);
+      if (fetched.size < SCAN_MAX_BODIES) fetched.set(seq, data);
+    }
+    idx.lastSeq = Math.max(idx.lastSeq, seq);
+  }
+
+  /**
+   * The rest of a large backlog: one consumer from the next sequence. False when it stopped
+   * early: the consumer named a sequence the stream leader does not hold there.
+   */
+  private async scan(botId: string, idx: BotIndex, fetched: Map<number, Uint8Array>): Promise<boolean> {
     const info = await this.jsm.consumers.add(this.stream, {
       filter_subject: this.subjectOf(botId),
       deliver_policy: DeliverPolicy.StartSequence,
@@ -200,25 +224,48 @@ export class StreamIndex {
       ack_policy: AckPolicy.None,
       mem_storage: true,
       inactive_threshold: nanos(SCAN_CONSUMER_IDLE_MS),
+      // Its bodies would not be used: the leader's answers carry them.
+      headers_only: this.scansReadReplicas,
     });
     try {
       // num_pending counts what was stored when the consumer was made; later appends are
       // left for the next catch-up, which starts right after the last one indexed here.
-      if (info.num_pending === 0) return;
-      for await (const m of this.js.fetch(this.stream, info.name, { batch: info.num_pending, no_wait: true })) {
-        if (m.headers?.has(HDR_ERASED)) this.onErased(botId);
-        const e = entryOf(m.seq, m.headers);
-        if (e) {
-          idx.entries.push(e);
-          if (fetched.size < SCAN_MAX_BODIES) fetched.set(m.seq, m.data);
-        }
-        idx.lastSeq = Math.max(idx.lastSeq, m.seq);
+      if (info.num_pending === 0) return true;
+      const batch = this.js.fetch(this.stream, info.name, { batch: info.num_pending, no_wait: true });
+      if (!this.scansReadReplicas) {
+        for await (const m of batch) this.record(botId, idx, m.seq, m.headers, m.data, fetched);
+        return true;
       }
+      const named: number[] = [];
+      for await (const m of batch) named.push(m.seq);
+      return await this.indexAsLeaderAnswers(botId, idx, named, fetched);
     } finally {
       // Not awaited: the reader need not wait for the server to forget the consumer.
       const p = this.jsm.consumers.delete(this.stream, info.name).catch(() => undefined);
       this.cleanups.add(p);
       void p.finally(() => this.cleanups.delete(p));
     }
+  }
+
+  /**
+   * A consumer of a replicated stream may run on any replica and reads that replica's store: one
+   * still catching up after a restart answered past 675 messages the leader held, and a confirm
+   * then purged them (docs/decisions.md round 37). So its sequences are only a plan: for each,
+   * the leader is asked for the next message after the one before it, all at once (a walk asks
+   * one at a time), and only the leader's answers are indexed, up to the first that differs.
+   */
+  private async indexAsLeaderAnswers(botId: string, idx: BotIndex, named: number[], fetched: Map<number, Uint8Array>): Promise<boolean> {
+    for (let at = 0; at < named.length; at += LEADER_CHECKS_IN_FLIGHT) {
+      const chunk = named.slice(at, at + LEADER_CHECKS_IN_FLIGHT);
+      const after = idx.lastSeq;
+      const answers = await Promise.all(chunk.map((_, i) => this.nextStored(botId, (i === 0 ? after : chunk[i - 1]!) + 1)));
+      for (let i = 0; i < chunk.length; i++) {
+        const sm = answers[i];
+        if (!sm) return false;
+        this.record(botId, idx, sm.seq, sm.header, sm.data, fetched);
+        if (sm.seq !== chunk[i]) return false;
+      }
+    }
+    return true;
   }
 }

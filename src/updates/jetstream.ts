@@ -57,6 +57,11 @@ export interface JetStreamLogOptions extends LogOptions {
   names?: NatsNames;
   /** The memory of bodies read (a test passes its own to look at). */
   bodies?: BodyCache;
+  /**
+   * Whether a scan's consumer may run on a replica other than the stream's leader, so the leader
+   * is asked about what it read (true when replicas > 1; a test on one server sets it).
+   */
+  scansReadReplicas?: boolean;
   /** Told of each purge and what the index knew when it chose the bound (a debug log line). */
   onPurge?: (purge: PurgeRecord) => void;
 }
@@ -130,7 +135,8 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   // Erasures are rare: whoever met one forgets every remembered body, not only that bot's. An
   // entry the index lets go of (confirmed, expired, a repeat, gone) is never read again: its
   // body goes with it, so the memory holds what is pending, not the last 8 MB of traffic.
-  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear(), (seq) => read.drop(seq));
+  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear(), (seq) => read.drop(seq),
+    options.scansReadReplicas ?? (options.replicas ?? 1) > 1);
 
   let closed = false;
   const ensureOpen = () => {

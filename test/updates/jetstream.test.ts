@@ -174,6 +174,32 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     }
   });
 
+  test("a scan read on a replica still catching up indexes the leader's messages, and a confirm purges none it skipped", async () => {
+    // A consumer of a replicated stream runs on any replica and reads its store: one restarted
+    // and catching up started past messages the leader held; the index trusted it, and the next
+    // confirm purged those messages on the leader (the cluster chaos loss, docs/decisions.md round 37).
+    const realJsm = await nc.jetstreamManager();
+    const realJs = nc.jetstream();
+    const lagging = bound(realJs, {
+      fetch: (...args: Parameters<typeof realJs.fetch>) => (async function* () {
+        let n = 0;
+        for await (const m of realJs.fetch(...args)) if (n++ >= 3) yield m; // the replica lacks the first three
+      })(),
+    }) as JetStreamClient;
+    const replica = bound(nc, { jetstreamManager: async () => realJsm, jetstream: () => lagging });
+    const reader = await openJetStreamLog(replica, { scansReadReplicas: true });
+    try {
+      const bot = randomUUID();
+      for (let id = 1; id <= 40; id++) await log.append(bot, { update_id: id, payload: { n: id } });
+      expect((await reader.read(bot, 0, 100)).map((u) => u.update_id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      await reader.confirm(bot, 2);
+      expect(await stored(bot)).toBe(39);
+      expect((await log.read(bot, 0, 100)).map((u) => u.update_id)).toEqual(Array.from({ length: 39 }, (_, i) => i + 2));
+    } finally {
+      await reader.close();
+    }
+  });
+
   test("reading a bot with nothing stored makes no consumer; a backlog is read by one", async () => {
     const realJsm = await nc.jetstreamManager();
     let added = 0;
