@@ -1,9 +1,11 @@
 // NATS_REPLICAS=3 on a 3-node JetStream cluster. Two `web` processes and a `webhook`
 // process run with R3 streams and buckets; under load the node leading the update stream is
-// killed (kill -9) and restarted. No acknowledged message may be lost, through get-updates or
-// the webhook, and delivery must go on while the node is away. A bot uploads files all the
-// while; every acknowledged upload must download with the same bytes from both web processes.
-import { expect } from "bun:test";
+// killed (kill -9) and restarted, once, or four times in a row (each time whichever node leads
+// then, once the cluster reports every replica current again: one failure at a time). No
+// acknowledged message may be lost, through get-updates or the webhook, and delivery must go on
+// while a node is away. A bot uploads files all the while; every acknowledged upload must
+// download with the same bytes from both web processes.
+import { expect, test } from "bun:test";
 import { connect } from "nats";
 import { Uploads } from "./uploads.ts";
 import {
@@ -17,16 +19,39 @@ useCleanup();
 /** How long the node stays dead: long enough for leaders to move and clients to reconnect. */
 const NODE_DOWN_MS = 8000;
 
-chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load loses no acknowledged message", async () => {
-  const pg = new PrivatePostgres("nats-cluster");
-  const cluster = new NatsCluster("nats-cluster");
+interface Scenario {
+  name: string;
+  kills: number;
+  /** Per bot: enough that the load outlasts the kills. */
+  messages: number;
+  pauseMs: number;
+  downMs: number;
+}
+
+chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load loses no acknowledged message", () =>
+  killLeaders({ name: "nats-cluster", kills: 1, messages: 480, pauseMs: 60, downMs: NODE_DOWN_MS }), { timeoutMs: 200_000, services: true });
+
+// Opt-in (CHAOS_REPEATED_KILLS=1): before round 37 a scratch version of it lost 25–395
+// acknowledged updates per run (a scan's consumer placed on a replica still catching up answered
+// past messages the leader held: src/updates/jetstream-index.ts); now the product loses none of
+// its own, but Debian's NATS 2.9.10 itself loses an acknowledged append in about one run in
+// five (a new leader numbering appends from below sequences its predecessor acknowledged:
+// docs/decisions.md round 37), and CI runs that server.
+const repeatedKills = process.env.CHAOS_REPEATED_KILLS ? chaosTest : (name: string) => test.skip(`${name} (CHAOS_REPEATED_KILLS=1)`, () => {});
+repeatedKills("NATS_REPLICAS=3: four kills -9 in a row, each of the node leading then, lose no acknowledged message", () =>
+  killLeaders({ name: "nats-cluster-4", kills: 4, messages: 3000, pauseMs: 200, downMs: 4000 }), { timeoutMs: 300_000, services: true });
+
+async function killLeaders(scenario: Scenario): Promise<void> {
+  const { name } = scenario;
+  const pg = new PrivatePostgres(name);
+  const cluster = new NatsCluster(name);
   await Promise.all([pg.start(), cluster.start()]);
   const admin = await connect({ servers: cluster.url.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   onCleanup(() => admin.close());
   // Ready when an R3 stream can be placed: JetStream answers as soon as the meta leader is
   // elected, but placement needs all three peers known to it ("no suitable peers for
   // placement" failed a web process's start-up once in CI).
-  await waitFor("JetStream cluster ready for R3 streams", async () => {
+  const r3Placeable = async () => {
     try {
       const jsm = await admin.jetstreamManager({ timeout: 2000 });
       await jsm.streams.add({ name: "READY_PROBE", subjects: ["ready.probe"], num_replicas: 3 });
@@ -35,17 +60,18 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
     } catch {
       return false;
     }
-  }, 30_000);
+  };
+  await waitFor("JetStream cluster ready for R3 streams", r3Placeable, 30_000);
 
   const services = { databaseUrl: pg.url, natsUrl: cluster.url };
   const r3 = { NATS_REPLICAS: "3" };
-  await migrate("nats-cluster", services);
+  await migrate(name, services);
   // CHAOS_WEB_LOG_LEVEL=debug logs every purge of the update stream (what a loss's reading needs).
   const webEnv = { ...r3, LOG_LEVEL: process.env.CHAOS_WEB_LOG_LEVEL ?? "info" };
-  const a = webProcess("nats-cluster.web-a", services, webEnv);
-  const b = webProcess("nats-cluster.web-b", services, webEnv);
+  const a = webProcess(`${name}.web-a`, services, webEnv);
+  const b = webProcess(`${name}.web-b`, services, webEnv);
   await Promise.all([a.up(), b.up()]);
-  const worker = await new WebhookProc("nats-cluster.webhook", services, { ...r3, LOG_LEVEL: process.env.CHAOS_WEBHOOK_LOG_LEVEL ?? "info" }).up();
+  const worker = await new WebhookProc(`${name}.webhook`, services, { ...r3, LOG_LEVEL: process.env.CHAOS_WEBHOOK_LOG_LEVEL ?? "info" }).up();
   const urls = () => [a.url, b.url];
 
   const polled = await createBot(a.url);
@@ -73,24 +99,42 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
     await Bun.sleep(500);
     filesLeader = (await jsm.streams.info("OBJ_FILES")).cluster?.leader;
   }
-  const loads = [polled, hooked].map((bot) => new Load({ urls, bot, senders: 12, chatsPerSender: 2, messages: 480, pauseMs: 60, requestTimeoutMs: 15_000, deadlineMs: 70_000 }));
+  const loads = [polled, hooked].map((bot) => new Load({ urls, bot, senders: 12, chatsPerSender: 2, messages: scenario.messages, pauseMs: scenario.pauseMs, requestTimeoutMs: 15_000, deadlineMs: 150_000 }));
   const reader = new Reader(urls, polled).start();
   const sending = Promise.all(loads.map((l) => l.start()));
+  let loadEnded = false;
+  void sending.finally(() => (loadEnded = true));
   const uploads = new Uploads(urls, polled).start();
 
   await waitFor("a third of the load acknowledged", () => loads.every((l) => l.acked.size >= l.planned / 3), 40_000);
   const uploadedBefore = uploads.acked.length;
   leader = (await updatesLeader()) ?? leader;
   filesLeader = (await jsm.streams.info("OBJ_FILES")).cluster?.leader;
-  const victim = cluster.node(leader);
-  const deliveredBefore = reader.deliveries.length + receiver.delivered.length;
-  const killedAt = Date.now();
-  await victim.proc.kill("SIGKILL");
-  // Delivery goes on while the node is away (the other two hold a quorum).
-  await waitFor("deliveries while a node is down", () => reader.deliveries.length + receiver.delivered.length > deliveredBefore + 20, NODE_DOWN_MS + 20_000);
-  const deliveredWhileDown = reader.deliveries.length + receiver.delivered.length - deliveredBefore;
-  await Bun.sleep(Math.max(0, NODE_DOWN_MS - (Date.now() - killedAt)));
-  await cluster.restart(leader);
+  const killed: string[] = [];
+  let deliveredWhileDown = 0;
+  for (let k = 0; k < scenario.kills; k++) {
+    if (k > 0) {
+      // One failure at a time: the restarted node is a current replica of every stream again,
+      // and the meta group places R3 streams (a kill before that once left it without a leader
+      // for 12 s: a second failure, not what R3 promises to survive).
+      await waitFor("the cluster whole again", async () => (await Promise.all(Object.keys(replicas).map(async (name) => {
+        const info = await jsm.streams.info(name).catch(() => undefined);
+        const peers = info?.cluster?.replicas ?? [];
+        return !!info?.cluster?.leader && peers.length === 2 && peers.every((r) => r.current);
+      }))).every(Boolean) && await r3Placeable(), 60_000);
+      leader = (await updatesLeader()) ?? leader;
+    }
+    if (loadEnded) throw new Error(`the load ended before kill ${k + 1} of ${scenario.kills}: make it longer`);
+    const downBefore = reader.deliveries.length + receiver.delivered.length;
+    const killedAt = Date.now();
+    killed.push(leader);
+    await cluster.node(leader).proc.kill("SIGKILL");
+    // Delivery goes on while the node is away (the other two hold a quorum).
+    await waitFor("deliveries while a node is down", () => reader.deliveries.length + receiver.delivered.length > downBefore + 20, scenario.downMs + 20_000);
+    deliveredWhileDown += reader.deliveries.length + receiver.delivered.length - downBefore;
+    await Bun.sleep(Math.max(0, scenario.downMs - (Date.now() - killedAt)));
+    await cluster.restart(leader);
+  }
 
   await sending;
   // Uploads go on until a few have been acknowledged since the kill (the load may end first).
@@ -128,8 +172,8 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
   if (reader.belowOffset.length) problems.push(`get-updates returned ${reader.belowOffset.length} update(s) below the confirmed offset`);
   if (problems.length) problems.push(...(await diagnose()));
   assertClean(problems, `get-updates: ${polledVerdict.summary}\nwebhook: ${hookedVerdict.summary}\n` +
-    `killed NATS ${leader} (the UPDATES leader; FILES led by ${filesLeader}) for ${NODE_DOWN_MS} ms; ${deliveredWhileDown} deliveries while it was down\n` +
+    `killed NATS ${killed.join(", ")} (each the UPDATES leader then; FILES led by ${filesLeader} at the first) for ${scenario.downMs} ms each; ${deliveredWhileDown} deliveries while down\n` +
     `uploads: ${uploads.acked.length} acknowledged (${uploads.acked.length - uploadedBefore} after the kill), each downloaded from both web processes; ${uploads.refused.length} refused`,
   [a.log, b.log, worker.log, ...cluster.nodes.flatMap((n) => [n.proc.log, ...n.proc.exits.map((e) => e.log)])]);
   expect(problems).toEqual([]);
-}, { timeoutMs: 200_000, services: true });
+}
