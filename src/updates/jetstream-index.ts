@@ -93,8 +93,8 @@ export class StreamIndex {
     private readonly onErased: (botId: string) => void = () => {},
     /** Called for each entry pruned and each sequence discarded (indexed or not): it is never handed out again. */
     private readonly onForgotten: (seq: number) => void = () => {},
-    /** The stream is replicated: a scan's consumer may read a replica, so the leader checks it. */
-    private readonly scansReadReplicas = false,
+    /** The stream has replicas: a scan's consumer may read one, so the leader checks what it read. */
+    private readonly replicated = false,
   ) {}
 
   /**
@@ -146,6 +146,11 @@ export class StreamIndex {
     if (!idx) return;
     this.bots.delete(botId);
     for (const e of idx.entries) this.onForgotten(e.seq);
+  }
+
+  /** Forgets every bot (a stream leader changed: what it numbered may differ from what was read). */
+  forgetAll(): void {
+    for (const botId of [...this.bots.keys()]) this.forget(botId);
   }
 
   /** The highest sequence indexed for the bot (0 before its first message). */
@@ -225,14 +230,14 @@ export class StreamIndex {
       mem_storage: true,
       inactive_threshold: nanos(SCAN_CONSUMER_IDLE_MS),
       // Its bodies would not be used: the leader's answers carry them.
-      headers_only: this.scansReadReplicas,
+      headers_only: this.replicated,
     });
     try {
       // num_pending counts what was stored when the consumer was made; later appends are
       // left for the next catch-up, which starts right after the last one indexed here.
       if (info.num_pending === 0) return true;
       const batch = this.js.fetch(this.stream, info.name, { batch: info.num_pending, no_wait: true });
-      if (!this.scansReadReplicas) {
+      if (!this.replicated) {
         for await (const m of batch) this.record(botId, idx, m.seq, m.headers, m.data, fetched);
         return true;
       }

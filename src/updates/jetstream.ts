@@ -15,6 +15,7 @@
 // nothing would remember that a re-appended update had already been confirmed.
 import {
   DiscardPolicy,
+  ErrorCode,
   headers as natsHeaders,
   JSONCodec,
   nanos,
@@ -58,10 +59,12 @@ export interface JetStreamLogOptions extends LogOptions {
   /** The memory of bodies read (a test passes its own to look at). */
   bodies?: BodyCache;
   /**
-   * Whether a scan's consumer may run on a replica other than the stream's leader, so the leader
-   * is asked about what it read (true when replicas > 1; a test on one server sets it).
+   * The stream has replicas (true when replicas > 1; a test on one server sets it): a scan's
+   * consumer may read a replica, so the leader is asked about what it read, and a new leader may
+   * number appends from below what its predecessor acknowledged, so a purge after a leader
+   * change first re-reads the bot's subject.
    */
-  scansReadReplicas?: boolean;
+  replicated?: boolean;
   /** Told of each purge and what the index knew when it chose the bound (a debug log line). */
   onPurge?: (purge: PurgeRecord) => void;
 }
@@ -135,8 +138,10 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   // Erasures are rare: whoever met one forgets every remembered body, not only that bot's. An
   // entry the index lets go of (confirmed, expired, a repeat, gone) is never read again: its
   // body goes with it, so the memory holds what is pending, not the last 8 MB of traffic.
-  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear(), (seq) => read.drop(seq),
-    options.scansReadReplicas ?? (options.replicas ?? 1) > 1);
+  const replicated = options.replicated ?? (options.replicas ?? 1) > 1;
+  const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear(), (seq) => read.drop(seq), replicated);
+  /** The stream leader every index entry was read from (replicated streams only). */
+  let indexedLeader: string | undefined;
 
   let closed = false;
   const ensureOpen = () => {
@@ -244,17 +249,23 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   async function bodies(botId: string, chosen: Entry[], fetched: Map<number, Uint8Array>): Promise<LogUpdate[]> {
     const inMemory = await remembered(botId, chosen, fetched);
     let settled: Promise<void> | undefined;
-    const stored = async (seq: number) => (await jsm.streams.getMessage(UPDATES_STREAM, { seq })).data;
+    // The message at a sequence is the entry's only if it carries the entry's update_id: a new
+    // leader may have numbered another append there (NATS 2.9.10 did, docs/decisions.md round 37).
+    const stored = async (e: Entry) => {
+      const sm = await jsm.streams.getMessage(UPDATES_STREAM, { seq: e.seq });
+      if (sm.header?.get(HDR_UPDATE_ID) !== String(e.updateId)) throw Object.assign(new Error("another message at this sequence"), { code: ErrorCode.JetStream404NoMessages });
+      return sm.data;
+    };
     const got = await Promise.all(chosen.map(async (e): Promise<LogUpdate | undefined> => {
       let data = fetched.get(e.seq) ?? inMemory.get(e.seq);
       if (!data) {
         try {
-          data = await stored(e.seq).catch(async (err: unknown) => {
+          data = await stored(e).catch(async (err: unknown) => {
             if (!isNotFound(err)) throw err;
             // Indexed, so stored once: purged or aged out since (confirmed or expired), or not yet
             // applied by a leader just elected. Only the first two stay missing once settled.
             await (settled ??= settle(botId));
-            return stored(e.seq);
+            return stored(e);
           });
         } catch (err) {
           if (isNotFound(err)) {
@@ -279,6 +290,15 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
    * confirm): what was appended since is purged by a confirm after the next read.
    */
   async function purgeBelowPending(botId: string, below: number): Promise<void> {
+    if (replicated) {
+      // After a leader change the index may know sequences the new leader numbered anew: whatever
+      // it holds there is invisible to it, and a purge would take it (docs/decisions.md round 37).
+      const leader = (await jsm.streams.info(UPDATES_STREAM)).cluster?.leader;
+      if (leader !== indexedLeader) {
+        index.forgetAll();
+        indexedLeader = leader;
+      }
+    }
     if (index.lastSeq(botId) === 0) await index.catchUp(botId);
     const live = index.live(botId, below, now() - UPDATE_RETENTION_MS);
     const seq = live[0]?.seq ?? index.lastSeq(botId) + 1;
