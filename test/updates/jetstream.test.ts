@@ -38,6 +38,15 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     },
   });
 
+  /** A getMessage whose answer to "the next message on the subject" passes the one at `skip.seq`, once. */
+  const skippingOnce = (realJsm: JetStreamManager, skip: { seq: number }) => async (stream: string, query: MsgRequest) => {
+    const answer = await realJsm.streams.getMessage(stream, query);
+    const q = query as { next_by_subj?: string };
+    if (!q.next_by_subj || answer.seq !== skip.seq) return answer;
+    skip.seq = 0;
+    return realJsm.streams.getMessage(stream, { ...q, seq: answer.seq + 1 } as unknown as MsgRequest);
+  };
+
   const stored = async (bot: string) => {
     const info = await jsm.streams.info(UPDATES_STREAM, { subjects_filter: updatesSubject(bot) });
     return info.state.subjects?.[updatesSubject(bot)] ?? 0;
@@ -143,16 +152,10 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
   test("a message a catch-up walked past is read after a settle, which re-indexes the subject", async () => {
     // A server answering "the next message on the subject from sequence S" with a later one
     // leaves the index past a message it never saw; the reader about to pass that gap settles.
-    let skipSeq = 0;
+    const skip = { seq: 0 };
     const realJsm = await nc.jetstreamManager();
     const streams = bound(realJsm.streams, {
-      getMessage: async (stream: string, query: MsgRequest) => {
-        const answer = await realJsm.streams.getMessage(stream, query);
-        const q = query as { next_by_subj?: string };
-        if (!q.next_by_subj || answer.seq !== skipSeq) return answer;
-        skipSeq = 0;
-        return realJsm.streams.getMessage(stream, { ...q, seq: answer.seq + 1 } as unknown as MsgRequest);
-      },
+      getMessage: skippingOnce(realJsm, skip),
     });
     const jsmOf = bound(realJsm, { streams });
     const skipping = bound(nc, { jetstreamManager: async () => jsmOf });
@@ -163,10 +166,10 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
       expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1]);
       await log.append(bot, { update_id: 2, payload: { n: 2 } });
       // Update 2's sequence: the next catch-up is answered with update 3 instead.
-      skipSeq = (await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(bot) })).seq;
+      skip.seq = (await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(bot) })).seq;
       await log.append(bot, { update_id: 3, payload: { n: 3 } });
       expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 3]);
-      expect(skipSeq).toBe(0);
+      expect(skip.seq).toBe(0);
       await reader.settle!(bot);
       expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1, 2, 3]);
     } finally {
@@ -206,17 +209,11 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     // its first pending update would take it. Here the index misses update 5 (the catch-up is
     // answered past it, as a renumbered sequence is never asked about again).
     let leader = "n1";
-    let skipSeq = 0;
+    const skip = { seq: 0 };
     const realJsm = await nc.jetstreamManager();
     const streams = bound(realJsm.streams, {
       info: async (...args: Parameters<typeof realJsm.streams.info>) => ({ ...(await realJsm.streams.info(...args)), cluster: { name: "c", leader } }),
-      getMessage: async (stream: string, query: MsgRequest) => {
-        const answer = await realJsm.streams.getMessage(stream, query);
-        const q = query as { next_by_subj?: string };
-        if (!q.next_by_subj || answer.seq !== skipSeq) return answer;
-        skipSeq = 0;
-        return realJsm.streams.getMessage(stream, { ...q, seq: answer.seq + 1 } as unknown as MsgRequest);
-      },
+      getMessage: skippingOnce(realJsm, skip),
     });
     const jsmOf = bound(realJsm, { streams });
     const reader = await openJetStreamLog(bound(nc, { jetstreamManager: async () => jsmOf }), { replicated: true });
@@ -226,7 +223,7 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
       expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([1]);
       await reader.confirm(bot, 2); // purges under the leader n1
       await log.append(bot, { update_id: 5, payload: { n: 5 } });
-      skipSeq = (await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(bot) })).seq;
+      skip.seq = (await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(bot) })).seq;
       await log.append(bot, { update_id: 3, payload: { n: 3 } });
       expect((await reader.read(bot, 0, 10)).map((u) => u.update_id)).toEqual([3]);
       leader = "n2";
