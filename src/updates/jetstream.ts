@@ -140,7 +140,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
   // body goes with it, so the memory holds what is pending, not the last 8 MB of traffic.
   const replicated = options.replicated ?? (options.replicas ?? 1) > 1;
   const index = new StreamIndex(jsm, js, names.updatesStream, names.updatesSubject, () => read.clear(), (seq) => read.drop(seq), replicated);
-  /** The stream leader every index entry was read from (replicated streams only). */
+  /** The stream's leader at the last purge (replicated streams only): a purge under another forgets every index first. */
   let indexedLeader: string | undefined;
 
   let closed = false;
