@@ -255,9 +255,10 @@ export class StreamIndex {
   /**
    * A consumer of a replicated stream may run on any replica and reads that replica's store: one
    * still catching up after a restart, asked to start at sequence 1024, started at 1699, past 339
-   * pending updates the leader held, and a confirm then purged them (docs/decisions.md round 37). So its sequences are only a plan: for each,
-   * the leader is asked for the next message after the one before it, all at once (a walk asks
-   * one at a time), and only the leader's answers are indexed, up to the first that differs.
+   * pending updates the leader held, and a confirm then purged them (docs/decisions.md round 37).
+   * So its sequences are only a plan: for each, the leader is asked for the next message after
+   * the one before it, all at once (a walk asks one at a time), and only the leader's answers are
+   * indexed, up to the first that differs.
    */
   private async indexAsLeaderAnswers(botId: string, idx: BotIndex, named: number[], fetched: Map<number, Uint8Array>): Promise<boolean> {
     for (let at = 0; at < named.length; at += LEADER_CHECKS_IN_FLIGHT) {
