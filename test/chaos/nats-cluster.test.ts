@@ -33,10 +33,10 @@ chaosTest("NATS_REPLICAS=3: kill -9 of the update stream's leader under load los
 
 // Opt-in (CHAOS_REPEATED_KILLS=1): before round 37 a scratch version of it lost 25–395
 // acknowledged updates per run (a scan's consumer placed on a replica still catching up answered
-// past messages the leader held: src/updates/jetstream-index.ts). It passed 8 of 9 runs since
-// (the ninth lost one update of 3,000, cause not yet read), and Debian's NATS 2.9.10, which CI
-// runs, numbers appends after a leader's kill from below sequences its predecessor acknowledged
-// (docs/decisions.md round 37): kept out of CI until it passes reliably.
+// past messages the leader held: src/updates/jetstream-index.ts). It passed 10 of 12 runs
+// since; in the others Debian's NATS 2.9.10, which CI runs, numbered messages after a leader's
+// kill otherwise than its predecessor had acknowledged them (docs/decisions.md round 37): kept
+// out of CI until it passes reliably.
 const repeatedKills = process.env.CHAOS_REPEATED_KILLS ? chaosTest : (name: string) => test.skip(`${name} (CHAOS_REPEATED_KILLS=1)`, () => {});
 repeatedKills("NATS_REPLICAS=3: four kills -9 in a row, each of the node leading then, lose no acknowledged message", () =>
   killLeaders({ name: "nats-cluster-4", kills: 4, messages: 3000, pauseMs: 200, downMs: 4000 }), { timeoutMs: 300_000, services: true });
