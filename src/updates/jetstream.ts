@@ -14,20 +14,13 @@
 // by compare-and-set only. Purging alone cannot serve: once a bot's subject is purged empty,
 // nothing would remember that a re-appended update had already been confirmed.
 import {
-  DiscardPolicy,
   ErrorCode,
   headers as natsHeaders,
   JSONCodec,
-  nanos,
-  RetentionPolicy,
-  StorageType,
   type JetStreamClient,
-  type JetStreamManager,
   type KV,
   type KvEntry,
   type NatsConnection,
-  type StreamConfig,
-  type StreamInfo,
 } from "nats";
 import { HDR_APPENDED_AT, HDR_ERASED, HDR_SETTLE, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
@@ -35,13 +28,12 @@ import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import { isWrongLastSequence } from "../core/jetstream-errors.ts";
 import { messageOfUpdate } from "../core/updates.ts";
 import { BodyCache } from "./body-cache.ts";
+import { ensureStream } from "./jetstream-stream.ts";
 import { clampLimit, UPDATE_RETENTION_MS, type LogOptions, type LogUpdate, type UpdateLog } from "./log.ts";
 
 /** Names without NATS_PREFIX; a prefixed deployment passes its own `names`. */
 export const UPDATES_STREAM = DEFAULT_NATS_NAMES.updatesStream;
 
-/** Why: the server's default; republishes after it are caught by readers' de-duplication. */
-const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 /** Why: concurrent confirms of one bot retry their compare-and-set; more than this means something is wrong. */
 const MAX_CAS_ATTEMPTS = 20;
 /** Why: bounds the per-process memory of last known watermarks; past it the memory simply starts over. */
@@ -83,44 +75,6 @@ export interface PurgeRecord {
 const codec = JSONCodec<Record<string, unknown>>();
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
-
-function streamConfig(replicas: number, names: NatsNames): Partial<StreamConfig> {
-  return {
-    name: names.updatesStream,
-    subjects: [names.updatesSubject("*")],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    discard: DiscardPolicy.Old,
-    max_age: nanos(UPDATE_RETENTION_MS),
-    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-    num_replicas: replicas,
-  };
-}
-
-/** Creates the stream, or brings an existing one to our configuration; safe to race. */
-async function ensureStream(jsm: JetStreamManager, replicas: number, names: NatsNames): Promise<void> {
-  const UPDATES_STREAM = names.updatesStream;
-  const wanted = streamConfig(replicas, names);
-  let existing: StreamInfo;
-  try {
-    existing = await jsm.streams.info(UPDATES_STREAM);
-  } catch (err) {
-    if ((err as Error).message !== "stream not found") throw err;
-    try {
-      await jsm.streams.add(wanted);
-      return;
-    } catch (addErr) {
-      // Another process created it between our info and add.
-      existing = await jsm.streams.info(UPDATES_STREAM).catch(() => {
-        throw addErr;
-      });
-    }
-  }
-  const c = existing.config;
-  const same = c.subjects?.length === 1 && c.subjects[0] === wanted.subjects![0]
-    && c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && c.num_replicas === wanted.num_replicas;
-  if (!same) await jsm.streams.update(UPDATES_STREAM, { ...c, ...wanted });
-}
 
 const watermarkOf = (e: KvEntry | null): number => (e && e.operation === "PUT" ? Number(e.string()) || 0 : 0);
 

@@ -11,6 +11,7 @@ import {
   updatesSubject,
 } from "../../src/updates/jetstream.ts";
 import { BodyCache } from "../../src/updates/body-cache.ts";
+import { bound, skippingOnce } from "./jetstream-fakes.ts";
 import type { UpdateLog } from "../../src/updates/log.ts";
 
 const natsUrl = process.env.NATS_URL;
@@ -28,24 +29,6 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     await log.close();
     await nc.close();
   });
-
-  /** `target` with some members replaced: a connection that behaves as a server in some state would. */
-  const bound = <T extends object>(target: T, override: Record<string | symbol, unknown>): T => new Proxy(target, {
-    get: (t, k) => {
-      if (k in override) return override[k];
-      const value: unknown = Reflect.get(t, k);
-      return typeof value === "function" ? value.bind(t) : value;
-    },
-  });
-
-  /** A getMessage whose answer to "the next message on the subject" passes the one at `skip.seq`, once. */
-  const skippingOnce = (realJsm: JetStreamManager, skip: { seq: number }) => async (stream: string, query: MsgRequest) => {
-    const answer = await realJsm.streams.getMessage(stream, query);
-    const q = query as { next_by_subj?: string };
-    if (!q.next_by_subj || answer.seq !== skip.seq) return answer;
-    skip.seq = 0;
-    return realJsm.streams.getMessage(stream, { ...q, seq: answer.seq + 1 } as unknown as MsgRequest);
-  };
 
   const stored = async (bot: string) => {
     const info = await jsm.streams.info(UPDATES_STREAM, { subjects_filter: updatesSubject(bot) });
