@@ -11,6 +11,9 @@
 // look-ups run on kept plans (src/actors/lookup-plan-gate.ts), which a fresh database never shows.
 // --warmup N unmeasured rounds of each long poll first (default 1000), as a server that has been
 // serving runs; the product's first rounds after its start are printed on a line of their own.
+// BENCH_PRODUCT_SQL (what-if, as in bench/ingest.ts): SQL run on the database after its migrations,
+// before the bot is made: a write function replaced or an index dropped, priced against a run
+// without it in the same minutes (docs/decisions.md round 38).
 //   bun bench/delivery.ts [--runs 300] [--warmup 1000] [--in-process] [--seed 2000]
 import { startBenchServer } from "./server.ts";
 import { numberArg, percentile, report } from "./stats.ts";
@@ -22,6 +25,7 @@ const RUNS = numberArg("runs", 300);
 const WARMUP = numberArg("warmup", 1000);
 
 const { config, db, server, request } = await startBenchServer();
+if (process.env.BENCH_PRODUCT_SQL) await db.exec(process.env.BENCH_PRODUCT_SQL);
 const json = (path: string, body: unknown, token?: string) => request("POST", path, body, token);
 const { token } = (await json("/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "secret123" })).result;
 const bot = (await json("/api/bots", { name: "Latency" }, token)).result;
