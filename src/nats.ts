@@ -68,8 +68,11 @@ export interface NatsHealth {
   ping(): Promise<boolean>;
 }
 
-/** Follows the connection's status events, so callers know about an outage without a request. */
-export function watchNats(nc: NatsConnection, logger?: Logger): NatsHealth {
+/**
+ * Follows the connection's status events, so callers know about an outage without a request.
+ * `onReconnect`: the connection is back after a loss (the server may have restarted meanwhile).
+ */
+export function watchNats(nc: NatsConnection, logger?: Logger, onReconnect?: () => void): NatsHealth {
   let connected = !nc.isClosed();
   void (async () => {
     for await (const s of nc.status()) {
@@ -79,6 +82,7 @@ export function watchNats(nc: NatsConnection, logger?: Logger): NatsHealth {
       } else if (s.type === Events.Reconnect) {
         if (!connected) logger?.info({ server: String(s.data) }, "NATS connection restored");
         connected = true;
+        onReconnect?.();
       }
     }
   })().catch(() => undefined);

@@ -21,6 +21,7 @@ import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateS
 import { natsNames, WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
+import { createKeptRepair, repairTails } from "./outbox/repair.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openSqlLog, type SqlUpdateLog } from "./updates/sql.ts";
@@ -244,14 +245,22 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   const rawLog = sqlLog ?? (await np!.onceJetStreamSettles(() => np!.openJetStreamLog(nats!, {
     now: options.now, names, replicas, onPurge: (purge) => logger.debug(purge, "purged a bot's confirmed updates"),
   }), logger, "update log"));
+  // Updates JetStream lost after acknowledging them come back from the kept outbox (repair.ts).
+  const repair = nats ? createKeptRepair(db, (botId, list) => sink.publishUpdates(botId, list), logger) : undefined;
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db, (botId, updateIds) =>
-    logger.info({ botId, updateIds }, "a read passes over update ids neither in the log nor in the outbox (erased, expired or lost)"));
+    logger.info({ botId, updateIds }, "a read passes over update ids neither in the log nor in the outbox (erased, expired or lost)"),
+  repair && ((botId, missing) => repair.gap(botId, missing)));
   const leases = nats
     ? await np!.onceJetStreamSettles(() => np!.jetStreamLeases(nats, { ttlMs: LEASE_TTL_MS, bucket: names.leasesBucket, replicas }), logger, "leases")
     : memoryLeases({ ttlMs: LEASE_TTL_MS });
   const queue = nats ? np!.jetStreamQueue(nats, (step) => np!.onceJetStreamSettles(step, logger, "push events stream"), names, replicas) : memoryQueue(bus);
-  const natsHealth = nats ? np!.watchNats(nats, logger) : undefined;
+  const natsHealth = nats ? np!.watchNats(nats, logger, () => {
+    // The server may be back on an older store (a power cut): what this process indexed may be
+    // wrong now, and a lost tail shows no gap to any reader.
+    rawLog.reindex?.();
+    void repairTails(() => repair!.tails(rawLog), logger);
+  }) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats
     ? await np!.onceJetStreamSettles(() => np!.natsFileStore(nats, names.filesBucket, replicas), logger, "file store")
@@ -296,6 +305,9 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   // Rows a crashed process left behind are published before this one serves; if NATS or
   // the database is away right now, the periodic relay does it once they are back.
   await relay.runOnce(0).catch((err) => logger.warn({ err: String(err) }, "outbox relay at start failed; the periodic relay retries"));
+  // The whole machine may have lost power: NATS came back without its last appends, and no
+  // reconnect will say so to a process that starts now.
+  if (repair) void repairTails(() => repair.tails(rawLog), logger);
   const closers: Array<() => Promise<void> | void> = [];
   return {
     id: randomUUID(),

@@ -43,6 +43,8 @@ export async function eraseConversations(tx: Queryable, botId: string, conversat
   )).map((r) => r.id);
   await tx.query(`delete from delivery_attempts where bot_id = $1 and message_id = any($2::uuid[])`, [botId, messageIds]);
   await tx.query(`delete from outbox where bot_id = $1 and (${PAYLOAD_CHAT} = any($2::text[]) or message_ref = any($3::uuid[]))`, [botId, chats, messageIds]);
+  // Published updates kept against a power cut of NATS (sql/330): a repair must not bring them back.
+  await tx.query(`delete from outbox_kept where bot_id = $1 and (${PAYLOAD_CHAT} = any($2::text[]) or message_ref = any($3::uuid[]))`, [botId, chats, messageIds]);
   await tx.query(`delete from update_log where bot_id = $1 and ${PAYLOAD_CHAT} = any($2::text[])`, [botId, chats]);
   await tx.query(`delete from messages where id = any($1::uuid[])`, [messageIds]);
   await tx.query(`delete from conversations where bot_id = $1 and id = any($2::uuid[])`, [botId, conversationIds]);

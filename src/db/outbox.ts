@@ -34,15 +34,23 @@ export async function insertOutboxRows(db: Queryable, botId: string, rows: { upd
   );
 }
 
-/** Rows of several bots whose updates are durable in the log: pairs (botIds[i], updateIds[i]), one statement. */
+/**
+ * Rows of several bots whose updates are durable in the log: pairs (botIds[i], updateIds[i]), one
+ * statement. They move to outbox_kept (sql/330): the log may still lose them (a power cut).
+ */
 export async function deleteOutboxPairs(db: Queryable, botIds: string[], updateIds: number[]): Promise<void> {
   if (updateIds.length === 0) return;
   await db.query(
-    `delete from outbox o using unnest($1::uuid[], $2::int8[]) as v(bot_id, update_id)
-     where o.bot_id = v.bot_id and o.update_id = v.update_id`,
+    `with gone as (delete from outbox o using unnest($1::uuid[], $2::int8[]) as v(bot_id, update_id)
+       where o.bot_id = v.bot_id and o.update_id = v.update_id returning o.bot_id, o.update_id, o.payload, o.message_ref)
+     ${KEEP_GONE}`,
     [botIds, updateIds],
   );
 }
+
+/** What a published row leaves behind: itself, for OUTBOX_KEEP_MS (src/outbox/relay.ts). */
+const KEEP_GONE = `insert into outbox_kept (bot_id, update_id, payload, message_ref)
+  select bot_id, update_id, payload, message_ref from gone on conflict (bot_id, update_id) do nothing`;
 
 /** The lowest committed, unpublished update_id in [from, to) that is not among `present`. */
 export async function firstUnpublishedUpdateId(
@@ -57,9 +65,43 @@ export async function firstUnpublishedUpdateId(
   return id === null || id === undefined ? undefined : Number(id);
 }
 
-/** Once update N is durable in the log, so is every update of the bot below it. */
+/** Once update N is durable in the log, so is every update of the bot below it (kept a while, as above). */
 export async function deleteOutboxUpTo(db: Queryable, botId: string, uptoUpdateId: number): Promise<void> {
-  await db.query(`delete from outbox where bot_id = $1 and update_id <= $2`, [botId, uptoUpdateId]);
+  await db.query(
+    `with gone as (delete from outbox where bot_id = $1 and update_id <= $2 returning bot_id, update_id, payload, message_ref) ${KEEP_GONE}`,
+    [botId, uptoUpdateId],
+  );
+}
+
+/** Kept rows older than `before`: NATS has flushed them to disk since (sql/330). */
+export async function forgetKeptBefore(db: Queryable, before: Date): Promise<void> {
+  await db.query(`delete from outbox_kept where kept_at < $1`, [before]);
+}
+
+/** A bot's kept updates among `updateIds`, built as the relay builds them (null payload: its message is gone). */
+export async function listKeptUpdates(db: Queryable, botId: string, updateIds: number[]): Promise<OutboxUpdate[]> {
+  const rows = await db.query<DbOutboxRow>(
+    `select bot_id, update_id, payload, message_ref, kept_at as created_at from outbox_kept
+     where bot_id = $1 and update_id = any($2::int8[]) order by update_id`,
+    [botId, updateIds],
+  );
+  return outboxUpdates(db, rows);
+}
+
+/** A bot's kept updates above `aboveUpdateId`, lowest first, at most `limit`. */
+export async function listKeptUpdatesAbove(db: Queryable, botId: string, aboveUpdateId: number, limit: number): Promise<OutboxUpdate[]> {
+  const rows = await db.query<DbOutboxRow>(
+    `select bot_id, update_id, payload, message_ref, kept_at as created_at from outbox_kept
+     where bot_id = $1 and update_id > $2 order by update_id limit $3`,
+    [botId, aboveUpdateId, limit],
+  );
+  return outboxUpdates(db, rows);
+}
+
+/** Every bot with kept rows, with the highest kept update_id. */
+export async function listKeptBots(db: Queryable): Promise<{ bot_id: string; highest: number }[]> {
+  const rows = await db.query<{ bot_id: string; highest: string | number }>(`select bot_id, max(update_id) as highest from outbox_kept group by bot_id`);
+  return rows.map((r) => ({ bot_id: r.bot_id, highest: Number(r.highest) }));
 }
 
 export interface DbStaleOutboxBot {
@@ -87,6 +129,11 @@ export async function listBotOutboxUpTo(db: Queryable, botId: string, uptoUpdate
     `select bot_id, update_id, payload, message_ref, created_at from outbox where bot_id = $1 and update_id <= $2 order by update_id limit $3`,
     [botId, uptoUpdateId, limit],
   );
+  return outboxUpdates(db, rows);
+}
+
+/** Each row's update: its payload, or the update built from the message it names. */
+async function outboxUpdates(db: Queryable, rows: DbOutboxRow[]): Promise<OutboxUpdate[]> {
   const named = rows.flatMap((r) => (r.payload === null && r.message_ref !== null ? [r.message_ref] : []));
   const stored = await findMessagesByIds(db, named);
   const distinct = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];

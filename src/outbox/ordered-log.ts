@@ -7,6 +7,7 @@
 // missing id that is still in the outbox.
 import type { Db } from "../db/driver.ts";
 import { firstUnpublishedUpdateId } from "../db/outbox.ts";
+import { REPAIR_MAX_IDS } from "./repair.ts";
 import type { LogUpdate, UpdateLog } from "../updates/log.ts";
 
 /** Index of the first update whose predecessor (or, for the first, `from`) is missing; -1 when none is. */
@@ -22,11 +23,18 @@ function firstGap(from: number, updates: LogUpdate[]): number {
 /** Why: a passed gap is reported with its first ids only (an expired backlog can be long). */
 const PASSED_IDS_REPORTED = 20;
 
+/** Asks for the kept ones among `missing` to be republished (repair.ts); true when any was. */
+export type RepairGap = (botId: string, missing: number[]) => Promise<boolean>;
+
 /**
  * `onPassed`: a read hands out updates beyond ids that are neither in the log nor on their way
  * (erased, expired, or lost): rare, and the first thing to look at when a bot misses an update.
+ * `repair`: before passing, ids the log lost after acknowledging them are republished from the
+ * kept outbox (sql/330), and the read stops at the gap until they are back.
  */
-export function orderedLog(log: UpdateLog, db: Db, onPassed: (botId: string, updateIds: number[]) => void = () => {}): UpdateLog {
+export function orderedLog(
+  log: UpdateLog, db: Db, onPassed: (botId: string, updateIds: number[]) => void = () => {}, repair: RepairGap = async () => false,
+): UpdateLog {
   /** `updates` as read from `from`; `again` reads the same range once more. */
   async function deliverable(botId: string, from: number, updates: LogUpdate[], again: () => Promise<LogUpdate[]>): Promise<LogUpdate[]> {
     if (updates.length === 0 || firstGap(from, updates) < 0) return updates;
@@ -50,11 +58,18 @@ export function orderedLog(log: UpdateLog, db: Db, onPassed: (botId: string, upd
       return updates.slice(0, gap);
     }
     const second = (await again()).filter((u) => u.update_id <= last);
-    if (firstGap(from, second) >= 0) {
-      const kept = new Set(second.map((u) => u.update_id));
-      const passed: number[] = [];
-      for (let id = from; id < last && passed.length < PASSED_IDS_REPORTED; id++) if (!kept.has(id)) passed.push(id);
-      if (passed.length) onPassed(botId, passed);
+    const stillAt = firstGap(from, second);
+    if (stillAt >= 0) {
+      const read = new Set(second.map((u) => u.update_id));
+      const missing: number[] = [];
+      for (let id = from; id < last && missing.length < REPAIR_MAX_IDS; id++) if (!read.has(id)) missing.push(id);
+      try {
+        if (await repair(botId, missing)) return second.slice(0, stillAt);
+      } catch {
+        // The kept rows could not be asked for: the gap stays closed for this read.
+        return second.slice(0, stillAt);
+      }
+      if (missing.length) onPassed(botId, missing.slice(0, PASSED_IDS_REPORTED));
     }
     return second;
   }

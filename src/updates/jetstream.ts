@@ -353,6 +353,11 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       index.forget(botId);
     },
 
+    reindex() {
+      index.forgetAll();
+      read.clear();
+    },
+
     async drop(botId) {
       ensureOpen();
       const { entries } = await pending(botId);

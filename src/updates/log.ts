@@ -60,6 +60,12 @@ export interface UpdateLog {
    * (outbox/ordered-log.ts). Absent where reads always see acknowledged appends (the SQL log).
    */
   settle?(botId: string): Promise<void>;
+  /**
+   * Forgets what this process knows of every bot's stored updates (where they are, their bodies):
+   * after a reconnect, the server may hold another store than before (one restored after a
+   * power cut numbers new appends where lost ones were). Absent for the SQL log.
+   */
+  reindex?(): void;
   /** Forgets everything pending now (drop_pending_updates). */
   drop(botId: string): Promise<void>;
   /** Stops background work; the database or NATS connection stays open (its owner closes it). */

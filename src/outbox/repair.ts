@@ -1,0 +1,89 @@
+// Brings back updates the log acknowledged and then lost. NATS JetStream acknowledges an append
+// before it flushes it to disk (every two minutes by default), so a power cut of its machine
+// takes the last ones; a NATS cluster's new leader has been seen without some its predecessor
+// acknowledged (docs/decisions.md rounds 37–38). Their outbox rows were kept (sql/330) for
+// OUTBOX_KEEP_MS: a reader meeting a gap republishes the kept ones it misses (ordered-log.ts),
+// and after a reconnect to NATS each bot's kept updates above what its log still holds are
+// republished (a lost tail shows no gap: nothing came after it).
+import type { PendingUpdate } from "../core/events.ts";
+import type { Db } from "../db/driver.ts";
+import { listKeptBots, listKeptUpdates, listKeptUpdatesAbove, type OutboxUpdate } from "../db/outbox.ts";
+import type { Logger } from "../logger.ts";
+import type { UpdateLog } from "../updates/log.ts";
+import { OUTBOX_KEEP_MS } from "./relay.ts";
+
+/** Why: one republish's size, like a pump round (dispatch.ts PUBLISH_ROUND_ROWS); a longer gap takes more reads. */
+export const REPAIR_MAX_IDS = 500;
+
+export interface KeptRepair {
+  /**
+   * Republishes those of `missing` that are kept; true when any was (the reader then holds back
+   * at the gap, and its next read finds them). An id is republished once per process: one the
+   * log still does not show afterwards is passed over as before.
+   */
+  gap(botId: string, missing: number[]): Promise<boolean>;
+  /** Each bot's kept updates above the highest its log holds, republished; returns how many. */
+  tails(log: UpdateLog): Promise<number>;
+}
+
+export function createKeptRepair(db: Db, publish: (botId: string, updates: PendingUpdate[]) => Promise<void>, logger: Logger): KeptRepair {
+  /** `bot:update_id` → when it was republished; forgotten once its kept row is gone too. */
+  const republished = new Map<string, number>();
+
+  const fresh = (botId: string, updates: OutboxUpdate[]): PendingUpdate[] => {
+    const now = Date.now();
+    for (const [key, at] of republished) if (at < now - OUTBOX_KEEP_MS) republished.delete(key);
+    return updates.flatMap((u) => {
+      const key = `${botId}:${u.update_id}`;
+      if (u.payload === null || republished.has(key)) return [];
+      republished.set(key, now);
+      return [{ botId, updateId: u.update_id, payload: u.payload }];
+    });
+  };
+
+  const republish = async (botId: string, updates: OutboxUpdate[], why: string): Promise<number> => {
+    const list = fresh(botId, updates);
+    if (list.length === 0) return 0;
+    logger.warn({ botId, updateIds: list.map((u) => u.updateId).slice(0, 20), count: list.length }, why);
+    await publish(botId, list);
+    return list.length;
+  };
+
+  return {
+    async gap(botId, missing) {
+      if (missing.length === 0) return false;
+      const kept = await listKeptUpdates(db, botId, missing.slice(0, REPAIR_MAX_IDS));
+      return (await republish(botId, kept, "the update log lost acknowledged updates: republished from the kept outbox")) > 0;
+    },
+
+    async tails(log) {
+      let count = 0;
+      for (const { bot_id: botId, highest } of await listKeptBots(db)) {
+        const [last] = await log.tail(botId, 1);
+        const held = Math.max(last?.update_id ?? 0, (await log.confirmedBelow(botId)) - 1);
+        if (held >= highest) continue;
+        const kept = await listKeptUpdatesAbove(db, botId, held, REPAIR_MAX_IDS);
+        count += await republish(botId, kept, "the update log lost the last acknowledged updates: republished from the kept outbox");
+      }
+      return count;
+    },
+  };
+}
+
+/** Why: right after its server restarts, JetStream answers timeouts and "no responders" for a few seconds. */
+export const TAIL_REPAIR_ATTEMPTS = 15;
+/** Why: a pause between attempts that keeps a restarting server from being asked 15 times at once. */
+export const TAIL_REPAIR_PAUSE_MS = 1_000;
+
+/** Runs `tails` after a reconnect, again until JetStream answers; a failure after every attempt is logged. */
+export async function repairTails(tails: () => Promise<number>, logger: Logger): Promise<void> {
+  for (let attempt = 1; attempt <= TAIL_REPAIR_ATTEMPTS; attempt++) {
+    await Bun.sleep(TAIL_REPAIR_PAUSE_MS);
+    try {
+      await tails();
+      return;
+    } catch (err) {
+      if (attempt === TAIL_REPAIR_ATTEMPTS) logger.warn({ err: String(err) }, "could not look for lost updates after the NATS reconnect");
+    }
+  }
+}
