@@ -16,6 +16,15 @@ create table outbox_kept (
 -- Rows arrive in time order and leave by age: a range index of a few pages, cheap to keep up.
 create index outbox_kept_at on outbox_kept using brin (kept_at);
 
+-- The NATS server this deployment last talked to (its server_id changes at every start): only a
+-- process that finds another one there looks for lost tails (src/outbox/repair.ts), so starting a
+-- process against a NATS server that has run all along costs nothing.
+create table nats_server_seen (
+  id int primary key default 1 check (id = 1),
+  server_id text not null,
+  seen_at timestamptz not null default now()
+);
+
 -- A removed bot's kept updates go with it (sql/290's function, one delete more).
 create or replace function bots_removed() returns trigger language plpgsql as $$
 begin

@@ -21,7 +21,7 @@ import { createDispatcher, createOutboxPublisher, type PublishUpTo, type UpdateS
 import { natsNames, WAKE_MAX_CARRIED, wakeSubject, type Wake } from "./core/subjects.ts";
 import { startOutboxRelay, type OutboxRelay } from "./outbox/relay.ts";
 import { orderedLog } from "./outbox/ordered-log.ts";
-import { createKeptRepair, repairTails } from "./outbox/repair.ts";
+import { createKeptRepair, repairTailsAfterRestart } from "./outbox/repair.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import type { UpdateLog } from "./updates/log.ts";
 import { openSqlLog, type SqlUpdateLog } from "./updates/sql.ts";
@@ -259,7 +259,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     // The server may be back on an older store (a power cut): what this process indexed may be
     // wrong now, and a lost tail shows no gap to any reader.
     rawLog.reindex?.();
-    void repairTails(() => repair!.tails(rawLog), logger);
+    void repairTailsAfterRestart(db, () => nats.info?.server_id, () => repair!.tails(rawLog), logger, stopping.signal);
   }) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats
@@ -307,7 +307,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   await relay.runOnce(0).catch((err) => logger.warn({ err: String(err) }, "outbox relay at start failed; the periodic relay retries"));
   // The whole machine may have lost power: NATS came back without its last appends, and no
   // reconnect will say so to a process that starts now.
-  if (repair) void repairTails(() => repair.tails(rawLog), logger);
+  if (repair) void repairTailsAfterRestart(db, () => nats!.info?.server_id, () => repair.tails(rawLog), logger, stopping.signal);
   const closers: Array<() => Promise<void> | void> = [];
   return {
     id: randomUUID(),

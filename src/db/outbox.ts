@@ -104,6 +104,19 @@ export async function listKeptBots(db: Queryable): Promise<{ bot_id: string; hig
   return rows.map((r) => ({ bot_id: r.bot_id, highest: Number(r.highest) }));
 }
 
+/** The NATS server this deployment last looked for lost updates on (sql/330); undefined: none yet. */
+export async function natsServerSeen(db: Queryable): Promise<string | undefined> {
+  const rows = await db.query<{ server_id: string }>(`select server_id from nats_server_seen where id = 1`);
+  return rows[0]?.server_id;
+}
+
+export async function recordNatsServerSeen(db: Queryable, serverId: string): Promise<void> {
+  await db.query(
+    `insert into nats_server_seen (id, server_id) values (1, $1) on conflict (id) do update set server_id = excluded.server_id, seen_at = now()`,
+    [serverId],
+  );
+}
+
 export interface DbStaleOutboxBot {
   bot_id: string;
   /** The bot's highest stale update_id: publishing up to it publishes everything below first. */

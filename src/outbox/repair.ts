@@ -7,7 +7,7 @@
 // republished (a lost tail shows no gap: nothing came after it).
 import type { PendingUpdate } from "../core/events.ts";
 import type { Db } from "../db/driver.ts";
-import { listKeptBots, listKeptUpdates, listKeptUpdatesAbove, type OutboxUpdate } from "../db/outbox.ts";
+import { listKeptBots, listKeptUpdates, listKeptUpdatesAbove, natsServerSeen, recordNatsServerSeen, type OutboxUpdate } from "../db/outbox.ts";
 import type { Logger } from "../logger.ts";
 import type { UpdateLog } from "../updates/log.ts";
 import { OUTBOX_KEEP_MS } from "./relay.ts";
@@ -75,15 +75,27 @@ export const TAIL_REPAIR_ATTEMPTS = 15;
 /** Why: a pause between attempts that keeps a restarting server from being asked 15 times at once. */
 export const TAIL_REPAIR_PAUSE_MS = 1_000;
 
-/** Runs `tails` after a reconnect, again until JetStream answers; a failure after every attempt is logged. */
-export async function repairTails(tails: () => Promise<number>, logger: Logger): Promise<void> {
-  for (let attempt = 1; attempt <= TAIL_REPAIR_ATTEMPTS; attempt++) {
+/**
+ * After a start or a reconnect: when the NATS server is not the one last looked at (it restarted,
+ * and may have come back without its last appends), runs `tails`, again until JetStream answers.
+ * `serverId` is asked each attempt (a reconnect may not have told it yet); `stopping` ends it.
+ */
+export async function repairTailsAfterRestart(
+  db: Db, serverId: () => string | undefined, tails: () => Promise<number>, logger: Logger, stopping: AbortSignal,
+): Promise<void> {
+  for (let attempt = 1; attempt <= TAIL_REPAIR_ATTEMPTS && !stopping.aborted; attempt++) {
     await Bun.sleep(TAIL_REPAIR_PAUSE_MS);
+    if (stopping.aborted) return;
     try {
+      const current = serverId();
+      if (!current) continue;
+      if ((await natsServerSeen(db)) === current) return;
       await tails();
+      // Recorded once looked at: a look that failed every attempt is made by the next start.
+      await recordNatsServerSeen(db, current);
       return;
     } catch (err) {
-      if (attempt === TAIL_REPAIR_ATTEMPTS) logger.warn({ err: String(err) }, "could not look for lost updates after the NATS reconnect");
+      if (attempt === TAIL_REPAIR_ATTEMPTS) logger.warn({ err: String(err) }, "could not look for lost updates after NATS restarted");
     }
   }
 }

@@ -8,7 +8,8 @@ import { eraseConversations } from "../../src/db/erasure.ts";
 import { deleteOutboxPairs, deleteOutboxUpTo, insertOutboxRows } from "../../src/db/outbox.ts";
 import { orderedLog } from "../../src/outbox/ordered-log.ts";
 import { startOutboxRelay, OUTBOX_KEEP_MS } from "../../src/outbox/relay.ts";
-import { createKeptRepair } from "../../src/outbox/repair.ts";
+import { createKeptRepair, repairTailsAfterRestart } from "../../src/outbox/repair.ts";
+import { natsServerSeen } from "../../src/db/outbox.ts";
 import type { LogUpdate, UpdateLog } from "../../src/updates/log.ts";
 import { createTestBot, registerUser, testClient, type Client } from "../support/harness.ts";
 
@@ -90,6 +91,22 @@ describe("published updates kept against a lost log", () => {
     };
     expect(await republished(lastHeld(2))).toEqual([3, 4]);
     expect(await republished(lastHeld(4))).toEqual([]);
+  });
+
+  test("lost tails are looked for only when the NATS server is not the one last looked at", async () => {
+    const { db, logger } = client.platform;
+    const never = new AbortController().signal;
+    let looked = 0;
+    const look = (server: string) => repairTailsAfterRestart(db, () => server, async () => ++looked, logger, never);
+    const first = `server-${Math.random()}`;
+    await look(first);
+    expect([looked, await natsServerSeen(db)]).toEqual([1, first]);
+    // The same server (a process starting beside it, a brief network loss): nothing to look for.
+    await look(first);
+    expect(looked).toBe(1);
+    // Restarted (a new server_id): looked for once more.
+    await look(`server-${Math.random()}`);
+    expect(looked).toBe(2);
   });
 
   test("the relay lets go of kept rows past OUTBOX_KEEP_MS; an erased chat's kept rows go at once", async () => {
