@@ -5,13 +5,15 @@
 -- rounds); a reader that meets a gap republishes what it finds here (src/outbox/repair.ts), and
 -- every relay tick deletes what is older than OUTBOX_KEEP_MS. The outbox keeps its meaning:
 -- committed, not yet published.
+-- No primary key: every published update passes through here, and a b-tree entry per row cost
+-- more than the lookups it would serve (a gap's repair, the tails after a NATS restart: rare, and
+-- over three minutes of rows). A row moves here once, from the outbox, whose key is unique.
 create table outbox_kept (
   bot_id uuid not null,
   update_id int8 not null,
   payload jsonb,
   message_ref uuid,
-  kept_at timestamptz not null default now(),
-  primary key (bot_id, update_id)
+  kept_at timestamptz not null default now()
 );
 -- Rows arrive in time order and leave by age: a range index of a few pages, cheap to keep up.
 create index outbox_kept_at on outbox_kept using brin (kept_at);

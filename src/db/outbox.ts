@@ -50,7 +50,7 @@ export async function deleteOutboxPairs(db: Queryable, botIds: string[], updateI
 
 /** What a published row leaves behind: itself, for OUTBOX_KEEP_MS (src/outbox/relay.ts). */
 const KEEP_GONE = `insert into outbox_kept (bot_id, update_id, payload, message_ref)
-  select bot_id, update_id, payload, message_ref from gone on conflict (bot_id, update_id) do nothing`;
+  select bot_id, update_id, payload, message_ref from gone`;
 
 /** The lowest committed, unpublished update_id in [from, to) that is not among `present`. */
 export async function firstUnpublishedUpdateId(

@@ -30,15 +30,11 @@ export function createKeptRepair(db: Db, publish: (botId: string, updates: Pendi
   /** `bot:update_id` → when it was republished; forgotten once its kept row is gone too. */
   const republished = new Map<string, number>();
 
+  /** The kept updates of `updates` not republished by this process yet (an erased message's: none). */
   const fresh = (botId: string, updates: OutboxUpdate[]): PendingUpdate[] => {
     const now = Date.now();
     for (const [key, at] of republished) if (at < now - OUTBOX_KEEP_MS) republished.delete(key);
-    return updates.flatMap((u) => {
-      const key = `${botId}:${u.update_id}`;
-      if (u.payload === null || republished.has(key)) return [];
-      republished.set(key, now);
-      return [{ botId, updateId: u.update_id, payload: u.payload }];
-    });
+    return updates.flatMap((u) => (u.payload === null || republished.has(`${botId}:${u.update_id}`) ? [] : [{ botId, updateId: u.update_id, payload: u.payload }]));
   };
 
   const republish = async (botId: string, updates: OutboxUpdate[], why: string): Promise<number> => {
@@ -46,6 +42,9 @@ export function createKeptRepair(db: Db, publish: (botId: string, updates: Pendi
     if (list.length === 0) return 0;
     logger.warn({ botId, updateIds: list.map((u) => u.updateId).slice(0, 20), count: list.length }, why);
     await publish(botId, list);
+    // Only once appended: a publish that failed (NATS still restarting) is tried again by the next read.
+    const at = Date.now();
+    for (const u of list) republished.set(`${botId}:${u.updateId}`, at);
     return list.length;
   };
 

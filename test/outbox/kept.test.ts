@@ -48,6 +48,16 @@ describe("published updates kept against a lost log", () => {
     // Once per process: a republish that did not show up lets the reader pass, as before.
     expect(await repair.gap(botId, [2])).toBe(false);
     expect(published).toHaveLength(2);
+    // A republish that failed (NATS still restarting) is not counted: the next read tries again.
+    let down = true;
+    const flaky = createKeptRepair(client.platform.db, async (_botId, list) => {
+      if (down) throw new Error("no responders");
+      published.push(...list);
+    }, client.platform.logger);
+    await expect(flaky.gap(botId, [1])).rejects.toThrow("no responders");
+    down = false;
+    expect(await flaky.gap(botId, [1])).toBe(true);
+    expect(published.map((u) => u.updateId)).toEqual([2, 3, 1]);
   });
 
   test("a reader holds back at a gap the kept rows fill, and reads them once republished", async () => {
