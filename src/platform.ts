@@ -247,6 +247,10 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   }), logger, "update log"));
   // Updates JetStream lost after acknowledging them come back from the kept outbox (repair.ts).
   const repair = nats ? createKeptRepair(db, (botId, list) => sink.publishUpdates(botId, list), logger) : undefined;
+  /** At start and after a reconnect: a NATS server other than the one last looked at may have lost a tail. */
+  const lookForLostTails = () => {
+    if (nats && repair) void repairTailsAfterRestart(db, () => nats.info?.server_id, () => repair.tails(rawLog), logger, stopping.signal);
+  };
   // Publishing is pipelined: readers hold back behind an update still on its way.
   const updates = orderedLog(rawLog, db, (botId, updateIds) =>
     logger.info({ botId, updateIds }, "a read passes over update ids neither in the log nor in the outbox (erased, expired or lost)"),
@@ -259,7 +263,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     // The server may be back on an older store (a power cut): what this process indexed may be
     // wrong now, and a lost tail shows no gap to any reader.
     rawLog.reindex?.();
-    void repairTailsAfterRestart(db, () => nats.info?.server_id, () => repair!.tails(rawLog), logger, stopping.signal);
+    lookForLostTails();
   }) : undefined;
   configureFileLinks(jwtSecret, config.publicUrl);
   const files = nats
@@ -307,7 +311,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
   await relay.runOnce(0).catch((err) => logger.warn({ err: String(err) }, "outbox relay at start failed; the periodic relay retries"));
   // The whole machine may have lost power: NATS came back without its last appends, and no
   // reconnect will say so to a process that starts now.
-  if (repair) void repairTailsAfterRestart(db, () => nats!.info?.server_id, () => repair.tails(rawLog), logger, stopping.signal);
+  lookForLostTails();
   const closers: Array<() => Promise<void> | void> = [];
   return {
     id: randomUUID(),

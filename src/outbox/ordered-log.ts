@@ -63,12 +63,8 @@ export function orderedLog(
       const read = new Set(second.map((u) => u.update_id));
       const missing: number[] = [];
       for (let id = from; id < last && missing.length < REPAIR_MAX_IDS; id++) if (!read.has(id)) missing.push(id);
-      try {
-        if (await repair(botId, missing)) return second.slice(0, stillAt);
-      } catch {
-        // The kept rows could not be asked for: the gap stays closed for this read.
-        return second.slice(0, stillAt);
-      }
+      // Republished, or the kept rows could not be asked for: the gap stays closed for this read.
+      if (await repair(botId, missing).catch(() => true)) return second.slice(0, stillAt);
       if (missing.length) onPassed(botId, missing.slice(0, PASSED_IDS_REPORTED));
     }
     return second;
