@@ -246,7 +246,7 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     now: options.now, names, replicas, onPurge: (purge) => logger.debug(purge, "purged a bot's confirmed updates"),
   }), logger, "update log"));
   // Updates JetStream lost after acknowledging them come back from the kept outbox (repair.ts).
-  const repair = nats ? createKeptRepair(db, (botId, list) => sink.publishUpdates(botId, list), logger) : undefined;
+  const repair = nats ? createKeptRepair(db, (botId, list) => appendAndWake(botId, list, true), logger) : undefined;
   /** At start and after a reconnect: a NATS server other than the one last looked at may have lost a tail. */
   const lookForLostTails = () => {
     if (nats && repair) void repairTailsAfterRestart(db, () => nats.info?.server_id, () => repair.tails(rawLog), logger, stopping.signal);
@@ -293,11 +293,14 @@ export async function openPlatform(config: Config, logger: Logger, options: Open
     if (list.length <= WAKE_MAX_CARRIED) message.updates = list.map((u) => ({ update_id: u.updateId, payload: u.payload, date }));
     await bus.publish(wakeSubject(botId), message);
   };
+  /** `republished`: the log lost these after acknowledging them (repair.ts). */
+  const appendAndWake = async (botId: string, list: PendingUpdate[], republished: boolean) => {
+    await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload, json: u.json, republished })));
+    await wake(botId, list);
+  };
   const sink: UpdateSink = {
     async publishUpdates(botId, list) {
-      if (list.length === 0) return;
-      await updates.appendMany(botId, list.map((u) => ({ update_id: u.updateId, payload: u.payload, json: u.json })));
-      await wake(botId, list);
+      if (list.length > 0) await appendAndWake(botId, list, false);
     },
     assertReachable: () => natsHealth?.assertConnected(),
   };

@@ -14,45 +14,65 @@ import { OUTBOX_KEEP_MS } from "./relay.ts";
 
 /** Why: one republish's size, like a pump round (dispatch.ts PUBLISH_ROUND_ROWS); a longer gap takes more reads. */
 export const REPAIR_MAX_IDS = 500;
+/** Why: a republish can be lost too (a NATS cluster losing its next leader); past this many a reader passes the gap. */
+export const REPAIR_ATTEMPTS = 3;
+/** Why: an acknowledged republish shows in the next read; one still missing this long after was lost again. */
+export const REPAIR_AGAIN_MS = 2_000;
 
 export interface KeptRepair {
   /**
-   * Republishes those of `missing` that are kept; true when any was (the reader then holds back
-   * at the gap, and its next read finds them). An id is republished once per process: one the
-   * log still does not show afterwards is passed over as before.
+   * Republishes those of `missing` that are kept; true when any was, or was a moment ago (the
+   * reader then holds back at the gap, and a next read finds them). An id still missing
+   * REPAIR_AGAIN_MS after its republish is republished again, REPAIR_ATTEMPTS times per process
+   * at most; then the reader passes over it as before.
    */
   gap(botId: string, missing: number[]): Promise<boolean>;
   /** Each bot's kept updates above the highest its log holds, republished; returns how many. */
   tails(log: UpdateLog): Promise<number>;
 }
 
-export function createKeptRepair(db: Db, publish: (botId: string, updates: PendingUpdate[]) => Promise<void>, logger: Logger): KeptRepair {
-  /** `bot:update_id` → when it was republished; forgotten once its kept row is gone too. */
-  const republished = new Map<string, number>();
+export function createKeptRepair(
+  db: Db, publish: (botId: string, updates: PendingUpdate[]) => Promise<void>, logger: Logger, now: () => number = Date.now,
+): KeptRepair {
+  /** `bot:update_id` → its last republish and how many there were; forgotten once its kept row is gone too. */
+  const republished = new Map<string, { at: number; times: number }>();
 
-  /** The kept updates of `updates` not republished by this process yet (an erased message's: none). */
-  const fresh = (botId: string, updates: OutboxUpdate[]): PendingUpdate[] => {
-    const now = Date.now();
-    for (const [key, at] of republished) if (at < now - OUTBOX_KEEP_MS) republished.delete(key);
-    return updates.flatMap((u) => (u.payload === null || republished.has(`${botId}:${u.update_id}`) ? [] : [{ botId, updateId: u.update_id, payload: u.payload }]));
+  /** Of the kept `updates` (an erased message's carry nothing): those to republish now, and how many wait for a recent one. */
+  const due = (botId: string, updates: OutboxUpdate[]) => {
+    const at = now();
+    for (const [key, last] of republished) if (last.at < at - OUTBOX_KEEP_MS) republished.delete(key);
+    const list: PendingUpdate[] = [];
+    let waiting = 0;
+    for (const u of updates) {
+      if (u.payload === null) continue;
+      const last = republished.get(`${botId}:${u.update_id}`);
+      if (last && last.at > at - REPAIR_AGAIN_MS) waiting++;
+      else if (!last || last.times < REPAIR_ATTEMPTS) list.push({ botId, updateId: u.update_id, payload: u.payload });
+    }
+    return { list, waiting };
   };
 
-  const republish = async (botId: string, updates: OutboxUpdate[], why: string): Promise<number> => {
-    const list = fresh(botId, updates);
-    if (list.length === 0) return 0;
+  /** How many were republished, and how many wait for a republish a moment ago to show. */
+  const republish = async (botId: string, updates: OutboxUpdate[], why: string) => {
+    const { list, waiting } = due(botId, updates);
+    if (list.length === 0) return { count: 0, waiting };
     logger.warn({ botId, updateIds: list.map((u) => u.updateId).slice(0, 20), count: list.length }, why);
     await publish(botId, list);
     // Only once appended: a publish that failed (NATS still restarting) is tried again by the next read.
-    const at = Date.now();
-    for (const u of list) republished.set(`${botId}:${u.updateId}`, at);
-    return list.length;
+    const at = now();
+    for (const u of list) {
+      const key = `${botId}:${u.updateId}`;
+      republished.set(key, { at, times: (republished.get(key)?.times ?? 0) + 1 });
+    }
+    return { count: list.length, waiting };
   };
 
   return {
     async gap(botId, missing) {
       if (missing.length === 0) return false;
       const kept = await listKeptUpdates(db, botId, missing.slice(0, REPAIR_MAX_IDS));
-      return (await republish(botId, kept, "the update log lost acknowledged updates: republished from the kept outbox")) > 0;
+      const { count, waiting } = await republish(botId, kept, "the update log lost acknowledged updates: republished from the kept outbox");
+      return count + waiting > 0;
     },
 
     async tails(log) {
@@ -62,7 +82,7 @@ export function createKeptRepair(db: Db, publish: (botId: string, updates: Pendi
         const held = Math.max(last?.update_id ?? 0, (await log.confirmedBelow(botId)) - 1);
         if (held >= highest) continue;
         const kept = await listKeptUpdatesAbove(db, botId, held, REPAIR_MAX_IDS);
-        count += await republish(botId, kept, "the update log lost the last acknowledged updates: republished from the kept outbox");
+        count += (await republish(botId, kept, "the update log lost the last acknowledged updates: republished from the kept outbox")).count;
       }
       return count;
     },

@@ -6,7 +6,9 @@
 //
 // Each message carries the update_id and the append time in headers and the payload as its
 // body; Nats-Msg-Id `<bot>:<update_id>` lets JetStream drop a repeat inside its duplicate
-// window. Repeats after the window, and appends racing across processes, are handled by
+// window (not on a republish of an update the stream lost: the window may still hold the lost
+// append's id, and the republish would be acknowledged as a repeat and dropped). Repeats after
+// the window, republishes, and appends racing across processes, are handled by
 // readers: the per-process index (jetstream-index.ts) knows every stored update_id of a bot,
 // so a read returns the smallest pending ones ascending, each once (first copy wins).
 //
@@ -275,7 +277,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
         h.set(HDR_UPDATE_ID, String(update.update_id));
         h.set(HDR_APPENDED_AT, String(now()));
         return js.publish(updatesSubject(botId), update.json === undefined ? codec.encode(update.payload) : utf8.encode(update.json), {
-          msgID: `${botId}:${update.update_id}`,
+          msgID: update.republished ? undefined : `${botId}:${update.update_id}`,
           headers: h,
           expect: { streamName: UPDATES_STREAM },
         });

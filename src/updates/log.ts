@@ -25,6 +25,11 @@ export interface NewUpdate {
   payload: Record<string, unknown>;
   /** The payload already encoded as JSON (by the outbox row's writer), so it is not encoded twice. */
   json?: string;
+  /**
+   * Appended again after the log lost it (outbox/repair.ts): the log may still remember the lost
+   * append as done (JetStream's duplicate window) and must not take this one for a repeat of it.
+   */
+  republished?: boolean;
 }
 
 export interface UpdateLog {
