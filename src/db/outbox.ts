@@ -88,14 +88,30 @@ export async function listKeptUpdates(db: Queryable, botId: string, updateIds: n
   return outboxUpdates(db, rows);
 }
 
-/** A bot's kept updates above `aboveUpdateId`, lowest first, at most `limit`. */
-export async function listKeptUpdatesAbove(db: Queryable, botId: string, aboveUpdateId: number, limit: number): Promise<OutboxUpdate[]> {
+/**
+ * Each bot's kept updates above its `held` update_id, lowest first, at most `limitPerBot` each:
+ * one pass over the kept rows (no index: sql/330) however many bots lost a tail.
+ */
+export async function listKeptUpdatesAbove(
+  db: Queryable, bots: { botId: string; held: number }[], limitPerBot: number,
+): Promise<Map<string, OutboxUpdate[]>> {
+  const byBot = new Map<string, OutboxUpdate[]>();
+  if (bots.length === 0) return byBot;
   const rows = await db.query<DbOutboxRow>(
-    `select bot_id, update_id, payload, message_ref, kept_at as created_at from outbox_kept
-     where bot_id = $1 and update_id > $2 order by update_id limit $3`,
-    [botId, aboveUpdateId, limit],
+    `select bot_id, update_id, payload, message_ref, created_at from (
+       select k.bot_id, k.update_id, k.payload, k.message_ref, k.kept_at as created_at,
+              row_number() over (partition by k.bot_id order by k.update_id) as nth
+       from outbox_kept k join unnest($1::uuid[], $2::int8[]) as h(bot_id, held) on k.bot_id = h.bot_id and k.update_id > h.held
+     ) above where nth <= $3 order by bot_id, update_id`,
+    [bots.map((b) => b.botId), bots.map((b) => b.held), limitPerBot],
   );
-  return outboxUpdates(db, rows);
+  const updates = await outboxUpdates(db, rows);
+  rows.forEach((row, i) => {
+    const list = byBot.get(row.bot_id) ?? [];
+    list.push(updates[i]!);
+    byBot.set(row.bot_id, list);
+  });
+  return byBot;
 }
 
 /** Every bot with kept rows, with the highest kept update_id. */

@@ -21,6 +21,7 @@ export const REPAIR_AGAIN_MS = 2_000;
 
 export interface KeptRepair {
   /**
+   * `missing`: ids neither in the log nor in the outbox (ordered-log.ts asked).
    * Republishes those of `missing` that are kept; true when any was, or was a moment ago (the
    * reader then holds back at the gap, and a next read finds them). An id still missing
    * REPAIR_AGAIN_MS after its republish is republished again, REPAIR_ATTEMPTS times per process
@@ -36,6 +37,13 @@ export function createKeptRepair(
 ): KeptRepair {
   /** `bot:update_id` → its last republish and how many there were; forgotten once its kept row is gone too. */
   const republished = new Map<string, { at: number; times: number }>();
+  /**
+   * `bot:update_id` missing from the log, the outbox and the kept rows: erased, or swept long ago.
+   * Final (an id is taken together with its outbox row, which moves to the kept rows when
+   * published), so asked once: a chat erased under a bot's pending updates leaves a gap every
+   * read meets, and each ask is a pass over minutes of kept rows.
+   */
+  const notKept = new Map<string, number>();
 
   /** Of the kept `updates` (an erased message's carry nothing): those to republish now, and how many wait for a recent one. */
   const due = (botId: string, updates: OutboxUpdate[]) => {
@@ -69,19 +77,26 @@ export function createKeptRepair(
 
   return {
     async gap(botId, missing) {
-      if (missing.length === 0) return false;
-      const kept = await listKeptUpdates(db, botId, missing.slice(0, REPAIR_MAX_IDS));
+      const at = now();
+      for (const [key, seen] of notKept) if (seen < at - OUTBOX_KEEP_MS) notKept.delete(key);
+      const unknown = missing.filter((id) => !notKept.has(`${botId}:${id}`)).slice(0, REPAIR_MAX_IDS);
+      if (unknown.length === 0) return false;
+      const kept = await listKeptUpdates(db, botId, unknown);
+      const found = new Set(kept.map((u) => u.update_id));
+      for (const id of unknown) if (!found.has(id)) notKept.set(`${botId}:${id}`, at);
       const { count, waiting } = await republish(botId, kept, "the update log lost acknowledged updates: republished from the kept outbox");
       return count + waiting > 0;
     },
 
     async tails(log) {
-      let count = 0;
+      const short: { botId: string; held: number }[] = [];
       for (const { bot_id: botId, highest } of await listKeptBots(db)) {
         const [last] = await log.tail(botId, 1);
         const held = Math.max(last?.update_id ?? 0, (await log.confirmedBelow(botId)) - 1);
-        if (held >= highest) continue;
-        const kept = await listKeptUpdatesAbove(db, botId, held, REPAIR_MAX_IDS);
+        if (held < highest) short.push({ botId, held });
+      }
+      let count = 0;
+      for (const [botId, kept] of await listKeptUpdatesAbove(db, short, REPAIR_MAX_IDS)) {
         count += (await republish(botId, kept, "the update log lost the last acknowledged updates: republished from the kept outbox")).count;
       }
       return count;

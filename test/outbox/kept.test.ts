@@ -4,6 +4,7 @@
 // go of rows past OUTBOX_KEEP_MS; an erased chat's kept rows go with it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { PendingUpdate } from "../../src/core/events.ts";
+import type { Db } from "../../src/db/driver.ts";
 import { eraseConversations } from "../../src/db/erasure.ts";
 import { deleteOutboxPairs, deleteOutboxUpTo, insertOutboxRows } from "../../src/db/outbox.ts";
 import { orderedLog } from "../../src/outbox/ordered-log.ts";
@@ -74,6 +75,31 @@ describe("published updates kept against a lost log", () => {
     expect(published.map((u) => u.updateId)).toEqual([1]);
   });
 
+  test("ids found neither kept nor in the outbox (an erased chat's) are asked for once per process", async () => {
+    const botId = await botWithPublished([1, 2, 3]);
+    const { db, logger } = client.platform;
+    let asked = 0;
+    const counting: Db = Object.assign(Object.create(db) as Db, {
+      query: (text: string, params?: unknown[]) => {
+        if (text.includes("outbox_kept")) asked++;
+        return db.query(text, params);
+      },
+    });
+    let clock = 1_000_000;
+    const published: number[] = [];
+    const repair = createKeptRepair(counting, async (_b, list) => void published.push(...list.map((u) => u.updateId)), logger, () => clock);
+    expect(await repair.gap(botId, [7, 8])).toBe(false);
+    expect(await repair.gap(botId, [7, 8])).toBe(false);
+    expect(asked).toBe(1);
+    // A kept id beside them is still asked for and republished.
+    expect(await repair.gap(botId, [2, 7, 8])).toBe(true);
+    expect([asked, published]).toEqual([2, [2]]);
+    // Remembered as long as kept rows live, then asked again.
+    clock += OUTBOX_KEEP_MS + 1;
+    expect(await repair.gap(botId, [7])).toBe(false);
+    expect(asked).toBe(3);
+  });
+
   test("a reader holds back at a gap the kept rows fill, and reads them once republished", async () => {
     const botId = await botWithPublished([1, 2, 3]);
     // The log after a power cut of its NATS server: update 2 is gone, 1 and 3 are there.
@@ -99,22 +125,25 @@ describe("published updates kept against a lost log", () => {
     expect(passed).toEqual([[2]]);
   });
 
-  test("after a reconnect, kept updates above what the log still holds are republished (a lost tail)", async () => {
-    const botId = await botWithPublished([1, 2, 3, 4]);
-    const lastHeld = (id: number): UpdateLog => ({
+  test("after a reconnect, kept updates above what the log still holds are republished (lost tails, several bots)", async () => {
+    const [a, b] = [await botWithPublished([1, 2, 3, 4]), await botWithPublished([1, 2, 3])];
+    const lastHeld = (held: Record<string, number>): UpdateLog => ({
       ...client.platform.updates,
-      tail: async (b) => (b === botId && id > 0 ? [{ update_id: id, payload: payload(id), date: 0 }] : []),
+      tail: async (bot) => (held[bot] ? [{ update_id: held[bot], payload: payload(held[bot]), date: 0 }] : []),
       confirmedBelow: async () => 0,
     });
-    // Other tests' bots have kept rows too: only this bot's republishes are looked at.
+    // Other tests' bots have kept rows too: only these bots' republishes are looked at.
     const republished = async (log: UpdateLog) => {
-      const ids: number[] = [];
-      const repair = createKeptRepair(client.platform.db, async (b, list) => void (b === botId && ids.push(...list.map((u) => u.updateId))), client.platform.logger);
+      const ids: string[] = [];
+      const repair = createKeptRepair(client.platform.db, async (bot, list) => {
+        if (bot === a || bot === b) ids.push(...list.map((u) => `${bot === a ? "a" : "b"}${u.updateId}`));
+      }, client.platform.logger);
       await repair.tails(log);
-      return ids;
+      return ids.sort();
     };
-    expect(await republished(lastHeld(2))).toEqual([3, 4]);
-    expect(await republished(lastHeld(4))).toEqual([]);
+    expect(await republished(lastHeld({ [a]: 2, [b]: 1 }))).toEqual(["a3", "a4", "b2", "b3"]);
+    expect(await republished(lastHeld({ [a]: 4 }))).toEqual(["b1", "b2", "b3"]);
+    expect(await republished(lastHeld({ [a]: 4, [b]: 3 }))).toEqual([]);
   });
 
   test("lost tails are looked for only when the NATS server is not the one last looked at", async () => {
