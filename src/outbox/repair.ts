@@ -14,6 +14,8 @@ import { OUTBOX_KEEP_MS } from "./relay.ts";
 
 /** Why: one republish's size, like a pump round (dispatch.ts PUBLISH_ROUND_ROWS); a longer gap takes more reads. */
 export const REPAIR_MAX_IDS = 500;
+/** Why: one pass over the kept rows (no index) brings this much of a bot's lost tail; a longer one takes more passes. */
+export const TAIL_ROUND_IDS = 5_000;
 /** Why: a republish can be lost too (a NATS cluster losing its next leader); past this many a reader passes the gap. */
 export const REPAIR_ATTEMPTS = 3;
 /** Why: an acknowledged republish shows in the next read; one still missing this long after was lost again. */
@@ -65,12 +67,15 @@ export function createKeptRepair(
     const { list, waiting } = due(botId, updates);
     if (list.length === 0) return { count: 0, waiting };
     logger.warn({ botId, updateIds: list.map((u) => u.updateId).slice(0, 20), count: list.length }, why);
-    await publish(botId, list);
-    // Only once appended: a publish that failed (NATS still restarting) is tried again by the next read.
-    const at = now();
-    for (const u of list) {
-      const key = `${botId}:${u.updateId}`;
-      republished.set(key, { at, times: (republished.get(key)?.times ?? 0) + 1 });
+    for (let i = 0; i < list.length; i += REPAIR_MAX_IDS) {
+      const chunk = list.slice(i, i + REPAIR_MAX_IDS);
+      await publish(botId, chunk);
+      // Only once appended: a publish that failed (NATS still restarting) is tried again by the next read.
+      const at = now();
+      for (const u of chunk) {
+        const key = `${botId}:${u.updateId}`;
+        republished.set(key, { at, times: (republished.get(key)?.times ?? 0) + 1 });
+      }
     }
     return { count: list.length, waiting };
   };
@@ -89,15 +94,20 @@ export function createKeptRepair(
     },
 
     async tails(log) {
-      const short: { botId: string; held: number }[] = [];
+      let short: { botId: string; held: number }[] = [];
       for (const { bot_id: botId, highest } of await listKeptBots(db)) {
         const [last] = await log.tail(botId, 1);
         const held = Math.max(last?.update_id ?? 0, (await log.confirmedBelow(botId)) - 1);
         if (held < highest) short.push({ botId, held });
       }
       let count = 0;
-      for (const [botId, kept] of await listKeptUpdatesAbove(db, short, REPAIR_MAX_IDS)) {
-        count += (await republish(botId, kept, "the update log lost the last acknowledged updates: republished from the kept outbox")).count;
+      while (short.length > 0) {
+        const longer: typeof short = [];
+        for (const [botId, kept] of await listKeptUpdatesAbove(db, short, TAIL_ROUND_IDS)) {
+          count += (await republish(botId, kept, "the update log lost the last acknowledged updates: republished from the kept outbox")).count;
+          if (kept.length === TAIL_ROUND_IDS) longer.push({ botId, held: kept[kept.length - 1]!.update_id });
+        }
+        short = longer;
       }
       return count;
     },

@@ -9,7 +9,9 @@ import { eraseConversations } from "../../src/db/erasure.ts";
 import { deleteOutboxPairs, deleteOutboxUpTo, insertOutboxRows } from "../../src/db/outbox.ts";
 import { orderedLog } from "../../src/outbox/ordered-log.ts";
 import { startOutboxRelay, OUTBOX_KEEP_MS } from "../../src/outbox/relay.ts";
-import { createKeptRepair, repairTailsAfterRestart, REPAIR_AGAIN_MS, REPAIR_ATTEMPTS } from "../../src/outbox/repair.ts";
+import {
+  createKeptRepair, repairTailsAfterRestart, REPAIR_AGAIN_MS, REPAIR_ATTEMPTS, REPAIR_MAX_IDS, TAIL_ROUND_IDS,
+} from "../../src/outbox/repair.ts";
 import { natsServerSeen } from "../../src/db/outbox.ts";
 import type { LogUpdate, UpdateLog } from "../../src/updates/log.ts";
 import { natsNames } from "../../src/core/subjects.ts";
@@ -144,6 +146,17 @@ describe("published updates kept against a lost log", () => {
     expect(await republished(lastHeld({ [a]: 2, [b]: 1 }))).toEqual(["a3", "a4", "b2", "b3"]);
     expect(await republished(lastHeld({ [a]: 4 }))).toEqual(["b1", "b2", "b3"]);
     expect(await republished(lastHeld({ [a]: 4, [b]: 3 }))).toEqual([]);
+  });
+
+  test("a lost tail longer than one pass over the kept rows comes back whole, REPAIR_MAX_IDS per append", async () => {
+    const ids = Array.from({ length: TAIL_ROUND_IDS + 3 }, (_, i) => i + 1);
+    const botId = await botWithPublished(ids);
+    const emptyLog: UpdateLog = { ...client.platform.updates, tail: async () => [], confirmedBelow: async () => 0 };
+    const appends: number[][] = [];
+    const repair = createKeptRepair(client.platform.db, async (b, list) => void (b === botId && appends.push(list.map((u) => u.updateId))), client.platform.logger);
+    await repair.tails(emptyLog);
+    expect(appends.flat()).toEqual(ids);
+    expect(Math.max(...appends.map((a) => a.length))).toBe(REPAIR_MAX_IDS);
   });
 
   test("lost tails are looked for only when the NATS server is not the one last looked at", async () => {
