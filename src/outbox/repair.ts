@@ -96,6 +96,8 @@ export function createKeptRepair(
     async tails(log) {
       let short: { botId: string; held: number }[] = [];
       for (const { bot_id: botId, highest } of await listKeptBots(db)) {
+        // Most bots lost nothing: their last stored message is their newest update, one quick look.
+        if (((await log.lastAppended?.(botId)) ?? 0) >= highest) continue;
         const [last] = await log.tail(botId, 1);
         const held = Math.max(last?.update_id ?? 0, (await log.confirmedBelow(botId)) - 1);
         if (held < highest) short.push({ botId, held });

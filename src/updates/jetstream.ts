@@ -355,6 +355,19 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       index.forget(botId);
     },
 
+    async lastAppended(botId) {
+      ensureOpen();
+      try {
+        // Answered by the stream's leader (not a direct get): a replica catching up may lag.
+        const stored = await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(botId) });
+        const updateId = stored.header?.get(HDR_UPDATE_ID);
+        return updateId ? Number(updateId) : undefined;
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+
     reindex() {
       index.forgetAll();
       read.clear();

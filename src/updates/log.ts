@@ -66,6 +66,12 @@ export interface UpdateLog {
    */
   settle?(botId: string): Promise<void>;
   /**
+   * The update_id of the bot's last stored message in the log's own order; undefined when none is
+   * stored or the last is not an update (a marker). One quick look where `tail` would read the
+   * bot's whole subject (outbox/repair.ts, after a NATS restart). Absent for the SQL log.
+   */
+  lastAppended?(botId: string): Promise<number | undefined>;
+  /**
    * Forgets what this process knows of every bot's stored updates (where they are, their bodies):
    * after a reconnect, the server may hold another store than before (one restored after a
    * power cut numbers new appends where lost ones were). Absent for the SQL log.

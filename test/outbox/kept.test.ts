@@ -146,6 +146,16 @@ describe("published updates kept against a lost log", () => {
     expect(await republished(lastHeld({ [a]: 2, [b]: 1 }))).toEqual(["a3", "a4", "b2", "b3"]);
     expect(await republished(lastHeld({ [a]: 4 }))).toEqual(["b1", "b2", "b3"]);
     expect(await republished(lastHeld({ [a]: 4, [b]: 3 }))).toEqual([]);
+    // Where the last stored message is the newest kept update, the tail is not read at all.
+    const tailsRead: string[] = [];
+    const quick: UpdateLog = {
+      ...lastHeld({ [a]: 2 }),
+      lastAppended: async (bot) => (bot === a ? 4 : undefined),
+      tail: async (bot) => (tailsRead.push(bot), []),
+    };
+    expect(await republished(quick)).toEqual(["b1", "b2", "b3"]);
+    expect(tailsRead).not.toContain(a);
+    expect(tailsRead).toContain(b);
   });
 
   test("a lost tail longer than one pass over the kept rows comes back whole, REPAIR_MAX_IDS per append", async () => {
