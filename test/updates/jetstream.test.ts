@@ -97,18 +97,6 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     expect(await stored(bot)).toBe(0);
   });
 
-  test("the last stored update is one look: none yet, the newest append (a republish of an older one too), a marker hides it", async () => {
-    const bot = randomUUID();
-    expect(await log.lastAppended!(bot)).toBeUndefined();
-    await log.appendMany(bot, [1, 2, 3].map((id) => ({ update_id: id, payload: { n: id } })));
-    expect(await log.lastAppended!(bot)).toBe(3);
-    // In the log's order, not by update_id: the caller then reads the whole tail.
-    await log.appendMany(bot, [{ update_id: 2, payload: { n: 2 }, republished: true }]);
-    expect(await log.lastAppended!(bot)).toBe(2);
-    await log.settle!(bot);
-    expect(await log.lastAppended!(bot)).toBeUndefined();
-  });
-
   test("a message a leader just elected has not applied yet is read once settled, not forgotten", async () => {
     // A stream leader just elected (NATS before 2.11) answers 404 for a message its predecessor
     // acknowledged until it has applied it; the settle marker's acknowledgement means it has.
