@@ -74,7 +74,7 @@ export const nextBySubject = (subject: string, seq: number) => ({ next_by_subj: 
 export const isNotFound = (err: unknown) => (err as { code?: string })?.code === ErrorCode.JetStream404NoMessages;
 
 /** A message without our headers was not written by append: it is never handed out. */
-function entryOf(seq: number, h: MsgHdrs | undefined): Entry | undefined {
+export function entryOf(seq: number, h: MsgHdrs | undefined): Entry | undefined {
   const updateId = Number(h?.get(HDR_UPDATE_ID) || NaN);
   const appendedMs = Number(h?.get(HDR_APPENDED_AT) || NaN);
   return Number.isSafeInteger(updateId) && Number.isFinite(appendedMs) ? { seq, updateId, appendedMs } : undefined;

@@ -24,7 +24,9 @@ import {
   type KvEntry,
   type NatsConnection,
 } from "nats";
-import { HDR_APPENDED_AT, HDR_ERASED, HDR_SETTLE, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry } from "./jetstream-index.ts";
+import {
+  entryOf, HDR_APPENDED_AT, HDR_ERASED, HDR_SETTLE, HDR_UPDATE_ID, isNotFound, nextBySubject, StreamIndex, type Entry,
+} from "./jetstream-index.ts";
 import { NATS_REQUEST_TIMEOUT_MS } from "../nats.ts";
 import { DEFAULT_NATS_NAMES, type NatsNames } from "../core/subjects.ts";
 import { isWrongLastSequence } from "../core/jetstream-errors.ts";
@@ -360,8 +362,7 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
       try {
         // Answered by the stream's leader (not a direct get): a replica catching up may lag.
         const stored = await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(botId) });
-        const updateId = stored.header?.get(HDR_UPDATE_ID);
-        return updateId ? Number(updateId) : undefined;
+        return entryOf(stored.seq, stored.header)?.updateId;
       } catch (err) {
         if (isNotFound(err)) return undefined;
         throw err;
