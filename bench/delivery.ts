@@ -14,6 +14,10 @@
 // BENCH_PRODUCT_SQL (what-if, as in bench/ingest.ts): SQL run on the database after its migrations,
 // before the bot is made: a write function replaced or an index dropped, priced against a run
 // without it in the same minutes (docs/decisions.md round 38).
+// PostgreSQL's own time per call is printed too where the server loads pg_stat_statements with
+// `pg_stat_statements.track = all` (a private instance started for the purpose: the machine's
+// shared one does not): the product's write call beside the statements run inside it, and the
+// naive transaction's statements (docs/decisions.md round 40).
 //   bun bench/delivery.ts [--runs 300] [--warmup 1000] [--in-process] [--seed 2000]
 import { startBenchServer } from "./server.ts";
 import { numberArg, percentile, report } from "./stats.ts";
@@ -66,6 +70,7 @@ const bare = Bun.serve({
   },
 });
 
+const statementTimes = await startStatementTimes();
 const options: ClientOptions = { runs: RUNS, warmup: WARMUP, server: server.url, bare: `http://127.0.0.1:${bare.port}`, bot: { id: bot.id, token: bot.token } };
 let result: ClientResult;
 if (process.argv.includes("--in-process")) result = await runClient(options);
@@ -86,6 +91,41 @@ console.log(report("naive: POST → its parked poll returns", naivePoll, baselin
 console.log(report("POST message → parked poll returns", delivery, baseline) + `  (×${(percentile(delivery, 50) / percentile(naivePoll, 50)).toFixed(2)} naive)`);
 console.log(report("POST message → its acknowledgement", acknowledged, baseline));
 if (coldDelivery.length) console.log(report(`first ${coldDelivery.length} after start → parked poll`, coldDelivery, baseline));
+if (statementTimes) console.log(await statementTimes());
 bare.stop(true);
 await server.stop();
 await db.close();
+
+/**
+ * Resets pg_stat_statements on this database and returns what prints its means afterwards, or
+ * undefined where the server does not load it. Means over every round (warm-up included): its
+ * executor time only, so a call's start-up and end count in the statement that runs it, not in
+ * itself; the gap between the write call and the statements inside it is theirs.
+ */
+async function startStatementTimes(): Promise<(() => Promise<string>) | undefined> {
+  if (config.mode !== "production") return undefined;
+  try {
+    // The setting exists only where the server loaded the library.
+    const [tracked] = await db.query<{ setting: string }>(`select setting from pg_settings where name = 'pg_stat_statements.track'`);
+    if (tracked?.setting !== "all") return undefined;
+    await db.exec(`create extension if not exists pg_stat_statements`);
+    await db.query(`select pg_stat_statements_reset()`);
+  } catch {
+    return undefined;
+  }
+  return async () => {
+    const rows = await db.query<{ query: string; toplevel: boolean; calls: string; mean: number }>(
+      `select query, toplevel, calls, mean_exec_time as mean from pg_stat_statements
+       where dbid = (select oid from pg_database where datname = current_database())`);
+    const mean = (match: (query: string) => boolean, toplevel: boolean) => {
+      const row = rows.filter((r) => r.toplevel === toplevel && match(r.query)).sort((a, b) => Number(b.calls) - Number(a.calls))[0];
+      return row ? `${row.mean.toFixed(3)} ms` : "—";
+    };
+    return [
+      "PostgreSQL's executor time per call (pg_stat_statements, means over every round):",
+      `  product: the write call ${mean((q) => q.includes("from intake_write_known_v1("), true)}` +
+        ` (inside it: the write ${mean((q) => q.startsWith("with held as"), false)}, the lock ${mean((q) => /from bots where id = any\(\$2::uuid\[\]\) order by id for update/.test(q), false)})`,
+      `  naive: the upsert ${mean((q) => q.includes("insert into bench_poll_chats"), true)}, the insert ${mean((q) => q.includes("insert into bench_poll_messages"), true)}`,
+    ].join("\n");
+  };
+}
