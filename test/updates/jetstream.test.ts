@@ -244,29 +244,6 @@ describe.skipIf(!natsUrl)("jetstream update log", () => {
     }
   });
 
-  test("reading a bot with nothing stored makes no consumer; a backlog is read by one", async () => {
-    const realJsm = await nc.jetstreamManager();
-    let added = 0;
-    const consumers = bound(realJsm.consumers, {
-      add: (...args: Parameters<typeof realJsm.consumers.add>) => (added++, realJsm.consumers.add(...args)),
-    });
-    const jsmOf = bound(realJsm, { consumers });
-    const counted = bound(nc, { jetstreamManager: async () => jsmOf });
-    const reader = await openJetStreamLog(counted);
-    try {
-      const bot = randomUUID();
-      for (let i = 0; i < 3; i++) expect(await reader.read(bot, 0, 10)).toEqual([]);
-      expect(await reader.pendingCount(bot)).toBe(0);
-      expect(added).toBe(0);
-      // Appended by another process: this one has never indexed the bot.
-      for (let id = 1; id <= 20; id++) await log.append(bot, { update_id: id, payload: { n: id } });
-      expect((await reader.read(bot, 0, 100)).map((u) => u.update_id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-      expect(added).toBe(1);
-    } finally {
-      await reader.close();
-    }
-  });
-
   test("a reader's index stays right when another process confirms or messages vanish", async () => {
     const other = await connectNats(natsUrl!, "update-log-jetstream-test-2");
     const b = await openJetStreamLog(other);
