@@ -66,13 +66,22 @@ for (let i = 0; i < BOTS; i++) {
 }
 
 /** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
+/**
+ * The machine's nats-server (the oldest one, as bench/poll.ts reads it): its CPU per update shows
+ * what the worker's reads, confirms and purges ask of the server (a third of fan-out went there
+ * unseen in round 35, docs/decisions.md round 40). Other tenants of that server count too.
+ */
+const natsPid = config.mode === "production"
+  ? Number(Bun.spawnSync(["pgrep", "-o", "-x", "nats-server"]).stdout.toString().trim()) || undefined
+  : undefined;
+
 async function costs() {
   const backends = config.mode === "production"
     ? await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`) : [];
   const [commits] = await db.query<{ n: number }>(`select xact_commit::int as n from pg_stat_database where datname = current_database()`);
   const nats = platform.nats?.stats();
   return {
-    bun: processCpuMs(process.pid), pg: backends.reduce((sum, b) => sum + processCpuMs(b.pid), 0), statements, commits: commits?.n ?? 0,
+    bun: processCpuMs(process.pid), pg: backends.reduce((sum, b) => sum + processCpuMs(b.pid), 0), nats: processCpuMs(natsPid), statements, commits: commits?.n ?? 0,
     natsOut: nats?.outMsgs ?? 0, natsIn: nats?.inMsgs ?? 0,
   };
 }
@@ -151,7 +160,7 @@ console.log(`ingest (POST /api/messages, ${INGEST_CONCURRENCY} at a time)       
 console.log(`backlog delivery (worker alone), overall           ${backlogRate.toFixed(0).padStart(7)} updates/s  (×${(backlogRate / baselineRate).toFixed(2)} baseline; first 10 % took ${firstTenthMs.toFixed(0)} ms)`);
 console.log(`backlog delivery, after the first 10 %            ${steadyRate.toFixed(0).padStart(7)} updates/s  (×${(steadyRate / baselineRate).toFixed(2)} baseline)`);
 const per = (k: keyof typeof before) => ((after[k] - before[k]) / perPhase).toFixed(3);
-console.log(`backlog cost per update: CPU ms bun ${per("bun")} (worker + receiver) pg ${per("pg")}; statements ${per("statements")}, commits ${per("commits")}, NATS msgs out ${per("natsOut")} in ${per("natsIn")}`);
+console.log(`backlog cost per update: CPU ms bun ${per("bun")} (worker + receiver) pg ${per("pg")}${natsPid ? ` nats-server ${per("nats")}` : ""}; statements ${per("statements")}, commits ${per("commits")}, NATS msgs out ${per("natsOut")} in ${per("natsIn")}`);
 if (LIVE) console.log(`live delivery (ingest + delivery together)        ${liveRate.toFixed(0).padStart(7)} updates/s`);
 if (LIVE) console.log(`live latency POST → receiver                      p50 ${percentile(latencies, 50).toFixed(1)} ms  p95 ${percentile(latencies, 95).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`);
 console.log(`per-chat order breaks ${orderBreaks}, repeats ${repeats}, delivered ${arrived}/${phases * perPhase}`);
