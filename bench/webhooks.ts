@@ -65,7 +65,6 @@ for (let i = 0; i < BOTS; i++) {
   bots.push(bot);
 }
 
-/** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
 /**
  * The machine's nats-server (the oldest one, as bench/poll.ts reads it): its CPU per update shows
  * what the worker's reads, confirms and purges ask of the server (a third of fan-out went there
@@ -75,6 +74,7 @@ const natsPid = config.mode === "production"
   ? Number(Bun.spawnSync(["pgrep", "-o", "-x", "nats-server"]).stdout.toString().trim()) || undefined
   : undefined;
 
+/** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
 async function costs() {
   const backends = config.mode === "production"
     ? await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`) : [];
