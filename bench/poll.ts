@@ -7,7 +7,7 @@
 // embedded PGlite in memory).
 //   bun bench/poll.ts [--seconds 5] [--connections 4]
 import { startBenchServer } from "./server.ts";
-import { numberArg, processCpuMs } from "./stats.ts";
+import { machineNatsServerPid, numberArg, processCpuMs } from "./stats.ts";
 
 /** Long enough for the JIT to settle, short enough to repeat in pairs on a noisy machine. */
 const SECONDS = numberArg("seconds", 5);
@@ -29,9 +29,7 @@ if ((JSON.parse(answer) as { result: unknown[] }).result.length !== PENDING) thr
 
 const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(answer, { headers: { "content-type": "application/json" } }) });
 
-const natsPid = config.mode === "production"
-  ? Number(Bun.spawnSync(["pgrep", "-o", "-x", "nats-server"]).stdout.toString().trim()) || undefined
-  : undefined;
+const natsPid = config.mode === "production" ? machineNatsServerPid() : undefined;
 
 async function wrk(url: string, headers: string[]): Promise<{ perSecond: number; p50: number; bunMs: number; natsMs: number; requests: number }> {
   const natsBefore = processCpuMs(natsPid);

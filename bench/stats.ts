@@ -8,6 +8,11 @@ export function numberArg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
+/** The machine's nats-server (the oldest one running), whose CPU the benches that use it report; undefined when none runs. */
+export function machineNatsServerPid(): number | undefined {
+  return Number(Bun.spawnSync(["pgrep", "-o", "-x", "nats-server"]).stdout.toString().trim()) || undefined;
+}
+
 /** Kernel clock ticks per second (/proc/<pid>/stat counts CPU time in these); 100 on Linux. */
 const CLOCK_TICKS = 100;
 

@@ -8,7 +8,7 @@
 //   bun bench/webhooks.ts [--bots 100] [--chats 5] [--per-chat 10] [--live 0 (backlog phase only)]
 import { startWebhookWorker } from "../src/workers/webhook.ts";
 import { startBenchServer } from "./server.ts";
-import { numberArg, percentile, processCpuMs } from "./stats.ts";
+import { machineNatsServerPid, numberArg, percentile, processCpuMs } from "./stats.ts";
 
 const BOTS = numberArg("bots", 100);
 const CHATS = numberArg("chats", 5);
@@ -66,13 +66,11 @@ for (let i = 0; i < BOTS; i++) {
 }
 
 /**
- * The machine's nats-server (the oldest one, as bench/poll.ts reads it): its CPU per update shows
- * what the worker's reads, confirms and purges ask of the server (a third of fan-out went there
- * unseen in round 35, docs/decisions.md round 40). Other tenants of that server count too.
+ * The machine's nats-server: its CPU per update shows what the worker's reads, confirms and
+ * purges ask of the server (a third of fan-out went there unseen in round 35,
+ * docs/decisions.md round 40). Other tenants of that server count too.
  */
-const natsPid = config.mode === "production"
-  ? Number(Bun.spawnSync(["pgrep", "-o", "-x", "nats-server"]).stdout.toString().trim()) || undefined
-  : undefined;
+const natsPid = config.mode === "production" ? machineNatsServerPid() : undefined;
 
 /** Counters read before and after a phase; pg is the CPU of the backends connected to the bench's database. */
 async function costs() {

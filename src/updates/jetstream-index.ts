@@ -185,7 +185,7 @@ export class StreamIndex {
     // That request asks for the subject's last message. Asking for its first (from sequence 1)
     // and starting the consumer after it cost NATS 2.9 half as much CPU again when a worker
     // caught up with 100 bots' backlogs, and fan-out a third (docs/decisions.md round 40).
-    if (idx.lastSeq === 0 && !(await this.anyStored(botId))) return fetched;
+    if (idx.lastSeq === 0 && !(await this.lastStored(botId))) return fetched;
     let steps = idx.lastSeq === 0 ? 0 : WALK_MAX_MESSAGES;
     for (let scans = 1; ; scans++) {
       for (let i = 0; i < steps; i++) {
@@ -200,13 +200,15 @@ export class StreamIndex {
     }
   }
 
-  /** Whether the stream leader holds any message on the bot's subject. */
-  private async anyStored(botId: string): Promise<boolean> {
+  /**
+   * The stream leader's last message on the bot's subject; undefined when it holds none. Asked of
+   * the leader (not a direct get): a replica catching up may lag.
+   */
+  async lastStored(botId: string): Promise<StoredMsg | undefined> {
     try {
-      await this.jsm.streams.getMessage(this.stream, { last_by_subj: this.subjectOf(botId) });
-      return true;
+      return await this.jsm.streams.getMessage(this.stream, { last_by_subj: this.subjectOf(botId) });
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }

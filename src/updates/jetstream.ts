@@ -359,14 +359,8 @@ export async function openJetStreamLog(nc: NatsConnection, options: JetStreamLog
 
     async lastAppended(botId) {
       ensureOpen();
-      try {
-        // Answered by the stream's leader (not a direct get): a replica catching up may lag.
-        const stored = await jsm.streams.getMessage(UPDATES_STREAM, { last_by_subj: updatesSubject(botId) });
-        return entryOf(stored.seq, stored.header)?.updateId;
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
+      const stored = await index.lastStored(botId);
+      return stored && entryOf(stored.seq, stored.header)?.updateId;
     },
 
     reindex() {
